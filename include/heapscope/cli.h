@@ -1,0 +1,87 @@
+/* Batch commands of the heapscope binary. main.c parses the command line
+ * and calls one of these; each returns the process exit status
+ * (0 success, 1 failure reported on stderr, 2 usage error). */
+#ifndef HEAPSCOPE_CLI_H
+#define HEAPSCOPE_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "heapscope/heap.h"
+#include "heapscope/status.h"
+#include "heapscope/wire.h"
+
+/* Options from the command line; each command accepts a subset. */
+enum cli_option {
+    CLI_OPT_JSON = 1 << 0,
+    CLI_OPT_TIMEOUT = 1 << 1,
+    CLI_OPT_LEAVE_PAUSED = 1 << 2,
+    CLI_OPT_DEPTH = 1 << 3,
+    CLI_OPT_BY = 1 << 4,
+    CLI_OPT_TOP = 1 << 5,
+};
+
+typedef struct cli_common {
+    int timeout_ms;    /* idle timeout for answers; connect uses min(it, 5 s) */
+    bool json;
+    bool leave_paused; /* do not resume when done */
+    int depth;         /* show: levels below the closure (default 2) */
+    const char *by;    /* census: bucket kind (default "type") */
+    long top;          /* census: rows shown, 0 = all */
+    unsigned given;    /* CLI_OPT_* given on the command line */
+} cli_common;
+
+/* A paused debuggee with its heap opened. */
+typedef struct cli_session {
+    const char *target;
+    wire_conn *conn;
+    heap *heap;
+    bool was_paused; /* it was paused before we came: leave it so */
+} cli_session;
+
+/* Connects, pauses and opens the heap (fetching all blocks, with progress
+ * on stderr when it is a terminal). */
+hs_status cli_session_open(const char *target, const cli_common *common, cli_session *s,
+                           hs_error *err);
+/* Resumes (unless it was paused before or --leave-paused) and disconnects. */
+hs_status cli_session_close(cli_session *s, const cli_common *common, hs_error *err);
+
+/* A synthetic debuggee started as a child process on a private socket. */
+typedef struct cli_debuggee {
+    pid_t pid;
+    char dir[256];    /* private directory holding the socket */
+    char socket[320]; /* the socket path */
+} cli_debuggee;
+
+/* Starts heapscope-debuggee with extra_args (NULL-terminated, may be NULL)
+ * and waits until its socket accepts connections. */
+hs_status cli_debuggee_start(const char *const *extra_args, cli_debuggee *out, hs_error *err);
+/* Stops it (SIGTERM, then SIGKILL) and removes its directory. */
+void cli_debuggee_stop(cli_debuggee *d);
+
+/* Connects to target and pauses it; *was_paused says whether it already was. */
+hs_status cli_open_paused(const char *target, const cli_common *common, wire_conn **out,
+                          bool *was_paused, hs_error *err);
+
+int cli_demo(const cli_common *common);
+int cli_info(const char *target, const cli_common *common);
+int cli_roots(const char *target, const cli_common *common);
+int cli_show(const char *target, const char *address, const cli_common *common);
+int cli_census(const char *target, const cli_common *common);
+
+/* The batch commands, for dispatch and for --help. run() gets the
+ * positional arguments after the command name. */
+typedef struct cli_command {
+    const char *name;
+    const char *args;    /* synopsis of the arguments */
+    const char *summary; /* one line for --help */
+    int min_args, max_args;
+    unsigned options; /* CLI_OPT_* it accepts */
+    int (*run)(char **args, int n_args, const cli_common *common);
+} cli_command;
+
+extern const cli_command cli_commands[];
+const cli_command *cli_find_command(const char *name);
+
+#endif

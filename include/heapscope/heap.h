@@ -1,0 +1,243 @@
+/* The decoded heap of one paused debuggee (spec: heap-layout.md).
+ *
+ * A heap is read through a heap_source: a live debuggee (the wire module)
+ * or, later, a snapshot (the store module); nothing above this layer knows
+ * which. Per pause, heap_open fetches all blocks once and indexes them by
+ * address; closures outside the blocks (static ones) are fetched in batches
+ * and kept. Info tables, constructor descriptions, SRT answers and source
+ * locations are immutable and fetched once per info pointer.
+ *
+ * Closure decoding never recurses over the heap and never trusts a length
+ * it read: a closure that does not fit the bytes available decodes as an
+ * error value, and closure types the reference rejects decode as opaque
+ * leaves with their type and size. */
+#ifndef HEAPSCOPE_HEAP_H
+#define HEAPSCOPE_HEAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "heapscope/status.h"
+#include "heapscope/wire.h"
+
+/* ---- where the bytes come from --------------------------------------- */
+
+typedef struct heap_source_ops {
+    hs_status (*version)(void *self, wire_version *out, hs_error *err);
+    hs_status (*roots)(void *self, wire_ptr_list *out, hs_error *err);
+    hs_status (*saved_objects)(void *self, wire_ptr_list *out, hs_error *err);
+    hs_status (*all_blocks)(void *self, wire_block_list *out, hs_error *err);
+    hs_status (*closures)(void *self, const uint64_t *ptrs, size_t n, wire_blobs *out,
+                          hs_error *err);
+    hs_status (*info_tables)(void *self, const uint64_t *infos, size_t n, wire_blobs *out,
+                             hs_error *err);
+    hs_status (*srts)(void *self, const uint64_t *infos, size_t n, uint64_t *out, hs_error *err);
+    hs_status (*stack_bitmap)(void *self, uint64_t sp, uint32_t offset, wire_bitmap *out,
+                              hs_error *err);
+    hs_status (*fun_bitmap)(void *self, uint64_t fun, uint16_t n, wire_bitmap *out,
+                            hs_error *err);
+    hs_status (*con_desc)(void *self, uint64_t info, wire_con_desc *out, hs_error *err);
+    hs_status (*source_info)(void *self, uint64_t info, wire_source_info *out, hs_error *err);
+    hs_status (*ccs)(void *self, uint64_t ccs, wire_ccs *out, hs_error *err);
+    hs_status (*cc)(void *self, uint64_t cc, wire_cc *out, hs_error *err);
+    hs_status (*index_table)(void *self, uint64_t table, wire_index_entry *out, hs_error *err);
+    hs_status (*ccs_main)(void *self, uint64_t *out, hs_error *err);
+} heap_source_ops;
+
+typedef struct heap_source {
+    const heap_source_ops *ops;
+    void *self;
+} heap_source;
+
+/* A source that forwards every request to a live, paused debuggee. */
+heap_source heap_source_live(wire_conn *c);
+
+/* ---- the heap -------------------------------------------------------- */
+
+#define HEAP_RANGE_LO UINT64_C(0x4200000000)  /* heap-layout.md §1 */
+#define HEAP_RANGE_HI UINT64_C(0x14200000000) /* inclusive */
+
+typedef struct heap heap;
+
+/* Fetches VERSION, ROOTS, SAVED_OBJECTS and ALL_BLOCKS and indexes the
+ * blocks. The source must stay valid until heap_free. */
+hs_status heap_open(heap_source src, heap **out, hs_error *err);
+void heap_free(heap *h);
+
+const wire_version *heap_version(const heap *h);
+/* Bytes of closure header: 8, or 24 on a profiled RTS. */
+unsigned heap_header_bytes(const heap *h);
+const wire_ptr_list *heap_roots(const heap *h);
+const wire_ptr_list *heap_saved_objects(const heap *h);
+size_t heap_block_count(const heap *h);
+uint64_t heap_block_bytes(const heap *h);
+heap_source heap_get_source(const heap *h);
+
+/* Bytes of memory at addr: inside a fetched block (the tail of its group),
+ * or a static closure's image (fetched with CLOSURES and kept). *len says
+ * how many bytes are available. */
+hs_status heap_memory(heap *h, uint64_t addr, const uint8_t **bytes, size_t *len,
+                      hs_error *err);
+/* The bytes at addr if they are already here (a fetched block or a kept
+ * static image), else NULL; never sends a request. */
+const uint8_t *heap_memory_cached(const heap *h, uint64_t addr, size_t *len);
+/* Fetches the images of many static closures in batched CLOSURES requests
+ * (addresses inside blocks and already-known ones are skipped). */
+hs_status heap_prefetch_statics(heap *h, const uint64_t *addrs, size_t n, hs_error *err);
+/* True when addr lies inside a fetched block group. */
+bool heap_in_blocks(const heap *h, uint64_t addr);
+/* The address range the fetched blocks span: [*lo, *hi); both 0 if none. */
+void heap_block_span(const heap *h, uint64_t *lo, uint64_t *hi);
+
+/* ---- info tables ----------------------------------------------------- */
+
+typedef struct heap_info {
+    uint64_t ptr;      /* the info pointer (entry code address) */
+    uint32_t type;     /* closure type, heap-layout.md §2 */
+    uint32_t ptrs;     /* layout word, low half */
+    uint32_t nptrs;    /* layout word, high half */
+    uint64_t layout;   /* the whole layout word (frame bitmap, selector index) */
+    int32_t srt_field; /* srt field; the constructor tag for constructors */
+    uint64_t srt;      /* SRT closure from the SRT request; 0 = none */
+    /* constructors only: the parsed description, else NULL */
+    const char *con_package;
+    const char *con_module;
+    const char *con_name;
+    /* source location; NULL until heap_info_source is asked, NULL if none */
+    const wire_source_info *ipe;
+    bool ipe_fetched;
+} heap_info;
+
+/* The decoded info table of an info pointer (fetched once, with its SRT and
+ * constructor description). */
+hs_status heap_info_get(heap *h, uint64_t info_ptr, const heap_info **out, hs_error *err);
+/* True when the info table of info_ptr is already fetched. */
+bool heap_info_cached(const heap *h, uint64_t info_ptr);
+/* The info table of info_ptr if already fetched, else NULL (no request). */
+const heap_info *heap_info_lookup(const heap *h, uint64_t info_ptr);
+/* Batched: fetches all unknown info tables of ptrs in few requests. */
+hs_status heap_info_prefetch(heap *h, const uint64_t *ptrs, size_t n, hs_error *err);
+/* The source location of an info table (SOURCE_INFO, once); *out is NULL
+ * when the debuggee has none. */
+hs_status heap_info_source(heap *h, const heap_info *info, const wire_source_info **out,
+                           hs_error *err);
+
+/* ---- closures -------------------------------------------------------- */
+
+/* What a pointer field is, for labels (retainers-and-eras.md §6.3). */
+typedef enum heap_edge_kind {
+    HEAP_EDGE_FIELD,       /* constructor field i */
+    HEAP_EDGE_SRT,         /* SRT of a function, thunk or frame */
+    HEAP_EDGE_ARG,         /* pointer field i of a function, thunk, PRIM */
+    HEAP_EDGE_SELECTEE,
+    HEAP_EDGE_INDIRECTEE,
+    HEAP_EDGE_FUNCTION,    /* PAP, AP, AP_STACK function */
+    HEAP_EDGE_PAYLOAD,     /* PAP / AP payload pointer i */
+    HEAP_EDGE_ELEMENT,     /* array element i */
+    HEAP_EDGE_VALUE,       /* MUT_VAR, MVAR value, WEAK value */
+    HEAP_EDGE_QUEUE_HEAD,
+    HEAP_EDGE_QUEUE_TAIL,
+    HEAP_EDGE_WATCH_QUEUE,
+    HEAP_EDGE_KEY,
+    HEAP_EDGE_C_FINALIZERS,
+    HEAP_EDGE_FINALIZER,
+    HEAP_EDGE_LINK,
+    HEAP_EDGE_BLACKHOLE,
+    HEAP_EDGE_OWNER,
+    HEAP_EDGE_QUEUE,
+    HEAP_EDGE_INSTRUCTIONS,
+    HEAP_EDGE_LITERALS,
+    HEAP_EDGE_BCO_PTRS,
+    HEAP_EDGE_GLOBAL_LINK,
+    HEAP_EDGE_STACK,
+    HEAP_EDGE_TREC,
+    HEAP_EDGE_BLOCKED_EXCEPTIONS,
+    HEAP_EDGE_BLOCKING_QUEUE,
+    HEAP_EDGE_THREAD_LABEL,
+    HEAP_EDGE_FRAME_FIELD, /* pointer field of stack frame `frame` */
+    HEAP_EDGE_PREV_CHUNK,  /* TREC_CHUNK previous chunk */
+    HEAP_EDGE_TREC_ENTRY,  /* TREC_CHUNK entry tvar / expected / new value */
+    HEAP_EDGE_TVAR_VALUE,  /* TVAR current value (labelled "val", not "Value") */
+    HEAP_EDGE_KIND_COUNT
+} heap_edge_kind;
+
+typedef struct heap_edge {
+    uint64_t addr;   /* untagged target */
+    uint16_t kind;   /* heap_edge_kind */
+    uint16_t frame;  /* stack frame number for HEAP_EDGE_FRAME_FIELD, and for the
+                        SRT / FUNCTION edges of frames; HEAP_EDGE_NO_FRAME otherwise */
+    uint32_t index;  /* field / argument / element number */
+} heap_edge;
+
+/* heap_edge.frame of an edge that belongs to no stack frame. Frame numbers
+ * beyond it saturate at HEAP_EDGE_NO_FRAME - 1. */
+#define HEAP_EDGE_NO_FRAME UINT16_MAX
+
+/* One stack frame (heap-layout.md §8.2). */
+typedef struct heap_frame {
+    uint64_t info_ptr;
+    const heap_info *info;
+    uint32_t offset;      /* byte offset from sp */
+    uint32_t size;        /* bytes */
+    uint32_t first_word;  /* index of its payload words in heap_closure.words */
+    uint32_t n_words;
+    uint32_t first_edge;  /* index of its pointer fields in heap_closure.edges */
+    uint32_t n_edges;
+} heap_frame;
+
+typedef struct heap_prof_header {
+    bool present;
+    uint64_t ccs;
+    uint64_t word; /* era (mode 4), LDV word (3), retainer word (2), raw */
+} heap_prof_header;
+
+typedef struct heap_closure {
+    uint64_t addr;
+    uint64_t info_ptr;
+    const heap_info *info;
+    uint32_t type;
+    uint32_t size; /* bytes: heap-layout.md §11.2; real GHC size for AP_STACK, BCO */
+    bool opaque;   /* a type the decoder shows as a leaf (frames, WHITEHOLE, ...) */
+    heap_prof_header prof;
+
+    heap_edge *edges; /* children in traversal order (heap-layout.md §13) */
+    size_t n_edges;
+    uint64_t *words;  /* non-pointer words, in layout order */
+    size_t n_words;
+    heap_frame *frames; /* STACK and AP_STACK */
+    size_t n_frames;
+
+    /* type-specific fields */
+    uint64_t count;        /* ARR_WORDS bytes; array element count; PAP/AP n_args;
+                              STACK stack_size; AP_STACK size words; TREC entries;
+                              BCO bitmap bits (its bitmap words are in `words`) */
+    uint32_t arity;        /* PAP / AP / BCO arity */
+    uint64_t sp;           /* STACK: address of the top frame */
+    const uint8_t *bytes;  /* ARR_WORDS payload (count bytes), valid until the heap changes */
+    uint16_t what_next;    /* TSO */
+    uint32_t why_blocked;  /* TSO */
+    uint32_t flags;        /* TSO */
+    uint64_t thread_id;    /* TSO */
+
+    size_t edges_cap, words_cap, frames_cap; /* storage, reused across decodes */
+} heap_closure;
+
+/* Decodes the closure at addr (untagged) into out, reusing out's storage.
+ * Call heap_closure_free once when done with a reused value. */
+hs_status heap_decode(heap *h, uint64_t addr, heap_closure *out, hs_error *err);
+void heap_closure_free(heap_closure *c);
+/* heap_decode for callers that already hold the closure's bytes (from
+ * heap_memory_cached, len >= 8) and its info table: the traversal's path. */
+hs_status heap_decode_known(heap *h, uint64_t addr, const uint8_t *bytes, size_t len,
+                            const heap_info *info, heap_closure *out, hs_error *err);
+
+/* The one-line text ghc-debug-brick shows for a closure
+ * (retainers-and-eras.md §6.2), e.g. "Leak 0x4200105a50 42", "_thunk()". */
+void heap_closure_label(heap *h, const heap_closure *c, char *buf, size_t cap);
+/* The label of an edge in its parent: "Field 0", "SRT", "Frame 2 Pointer"... */
+void heap_edge_label(const heap_edge *e, char *buf, size_t cap);
+/* Census key: package:module:name for constructors, else the type name. */
+void heap_census_key(const heap_closure *c, char *buf, size_t cap);
+
+#endif

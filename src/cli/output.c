@@ -1,0 +1,36 @@
+#include "output.h"
+
+#include <string.h>
+
+void cli_json_string(FILE *out, const char *s) {
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '"': fputs("\\\"", out); break;
+        case '\\': fputs("\\\\", out); break;
+        case '\n': fputs("\\n", out); break;
+        case '\r': fputs("\\r", out); break;
+        case '\t': fputs("\\t", out); break;
+        default:
+            if (*p < 0x20)
+                fprintf(out, "\\u%04x", *p);
+            else
+                fputc(*p, out); /* UTF-8 passes through; JSON allows it */
+        }
+    }
+    fputc('"', out);
+}
+
+void cli_ghc_version_text(const wire_version *v, char *buf, size_t cap) {
+    snprintf(buf, cap, "%u.%u.%u", v->major / 100, v->major % 100, v->patch);
+}
+
+const char *cli_prof_mode_name(uint8_t mode) {
+    static const char *const names[] = {"none", "profiled", "retainer", "ldv", "era", "other"};
+    return mode < sizeof names / sizeof names[0] ? names[mode] : "invalid";
+}
+
+int cli_report(const hs_error *err) {
+    fprintf(stderr, "heapscope: %s\n", err->message[0] ? err->message : hs_status_name(err->status));
+    return 1;
+}

@@ -1,0 +1,21 @@
+/* Small output helpers shared by the batch commands (private to src/cli). */
+#ifndef HEAPSCOPE_CLI_OUTPUT_H
+#define HEAPSCOPE_CLI_OUTPUT_H
+
+#include <stdio.h>
+
+#include "heapscope/wire.h"
+
+/* Writes s as a JSON string literal, quotes included. */
+void cli_json_string(FILE *out, const char *s);
+
+/* "9.10.1" from (910, 1); development snapshots keep their date patch. */
+void cli_ghc_version_text(const wire_version *v, char *buf, size_t cap);
+
+/* "none", "profiled", "retainer", "ldv", "era", "other". */
+const char *cli_prof_mode_name(uint8_t mode);
+
+/* Prints "heapscope: <message>" to stderr and returns 1. */
+int cli_report(const hs_error *err);
+
+#endif

@@ -1,0 +1,67 @@
+#include <stdio.h>
+#include <unistd.h>
+
+#include "heapscope/cli.h"
+#include "output.h"
+
+static bool show_fetch_progress(void *ctx, uint32_t cmd, uint64_t bytes) {
+    (void)ctx;
+    if (cmd == WIRE_CMD_ALL_BLOCKS)
+        fprintf(stderr, "\rheapscope: fetching heap blocks: %.1f MB", (double)bytes / 1e6);
+    return true;
+}
+
+static void connect_options(const cli_common *common, wire_options *opts) {
+    wire_options_default(opts);
+    if (common->timeout_ms > 0) {
+        opts->io_timeout_ms = common->timeout_ms;
+        if (common->timeout_ms < opts->connect_timeout_ms)
+            opts->connect_timeout_ms = common->timeout_ms;
+    }
+    if (isatty(STDERR_FILENO))
+        opts->progress = show_fetch_progress;
+}
+
+hs_status cli_open_paused(const char *target, const cli_common *common, wire_conn **out,
+                          bool *was_paused, hs_error *err) {
+    wire_options opts;
+    connect_options(common, &opts);
+    hs_status st = wire_connect(target, &opts, out, err);
+    if (st != HS_OK)
+        return st;
+    st = wire_pause(*out, was_paused, err);
+    if (st != HS_OK) {
+        hs_fail_context(err, "cannot pause %s", target);
+        wire_close(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
+hs_status cli_session_open(const char *target, const cli_common *common, cli_session *s,
+                           hs_error *err) {
+    *s = (cli_session){.target = target};
+    hs_status st = cli_open_paused(target, common, &s->conn, &s->was_paused, err);
+    if (st != HS_OK)
+        return st;
+    st = heap_open(heap_source_live(s->conn), &s->heap, err);
+    if (isatty(STDERR_FILENO))
+        fputs("\r\033[K", stderr);
+    if (st != HS_OK) {
+        hs_fail_context(err, "reading the heap of %s", target);
+        hs_error ignored;
+        cli_session_close(s, common, &ignored);
+    }
+    return st;
+}
+
+hs_status cli_session_close(cli_session *s, const cli_common *common, hs_error *err) {
+    hs_status st = HS_OK;
+    heap_free(s->heap);
+    s->heap = NULL;
+    if (s->conn && wire_conn_is_open(s->conn) && !s->was_paused && !common->leave_paused)
+        st = wire_resume(s->conn, err);
+    wire_close(s->conn);
+    s->conn = NULL;
+    return st;
+}

@@ -1,0 +1,185 @@
+/* heapscope show TARGET ADDR: a closure and its children as an indented
+ * tree (or nested JSON), walked with an explicit stack. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "describe.h"
+#include "heapscope/cli.h"
+#include "heapscope/u64map.h"
+#include "output.h"
+
+#define SHOW_MAX_DEPTH 64
+#define SHOW_MAX_CHILDREN 100 /* per closure; the rest are summarised */
+
+typedef enum item_kind { ITEM_CLOSURE, ITEM_MORE, ITEM_CLOSE } item_kind;
+
+typedef struct show_item {
+    item_kind kind;
+    bool last;       /* last child of its parent */
+    uint32_t depth;
+    uint64_t addr;   /* ITEM_CLOSURE; ITEM_MORE: how many more */
+    char edge[48];
+} show_item;
+
+typedef struct show_state {
+    show_item *stack;
+    size_t n, cap;
+    bool last_at[SHOW_MAX_DEPTH + 2];
+    bool comma_at[SHOW_MAX_DEPTH + 2];
+    u64map shown;
+    heap_closure c;
+} show_state;
+
+static bool push(show_state *s, show_item item) {
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 64;
+        show_item *st = realloc(s->stack, cap * sizeof *st);
+        if (!st)
+            return false;
+        s->stack = st;
+        s->cap = cap;
+    }
+    s->stack[s->n++] = item;
+    return true;
+}
+
+static void text_prefix(const show_state *s, const show_item *it) {
+    for (uint32_t d = 1; d < it->depth; d++)
+        fputs(s->last_at[d] ? "   " : "│  ", stdout);
+    if (it->depth > 0)
+        printf("%s%s: ", it->last ? "└─ " : "├─ ", it->edge);
+}
+
+static void json_open(show_state *s, const show_item *it) {
+    if (it->depth > 0) {
+        if (s->comma_at[it->depth])
+            putchar(',');
+        s->comma_at[it->depth] = true;
+    }
+    fputs("{\"edge\": ", stdout);
+    if (it->depth > 0)
+        cli_json_string(stdout, it->edge);
+    else
+        fputs("null", stdout);
+    fputs(", \"closure\": ", stdout);
+}
+
+/* Queues the children of s->c (first SHOW_MAX_CHILDREN, reversed so the
+ * first pops first). */
+static bool push_children(show_state *s, uint32_t depth) {
+    size_t n = s->c.n_edges, shown = n < SHOW_MAX_CHILDREN ? n : SHOW_MAX_CHILDREN;
+    if (n > shown && !push(s, (show_item){ITEM_MORE, true, depth + 1, n - shown, ""}))
+        return false;
+    for (size_t i = shown; i-- > 0;) {
+        show_item it = {ITEM_CLOSURE, i == shown - 1 && n == shown, depth + 1,
+                        s->c.edges[i].addr, ""};
+        heap_edge_label(&s->c.edges[i], it.edge, sizeof it.edge);
+        if (!push(s, it))
+            return false;
+    }
+    return true;
+}
+
+static hs_status show_closure(show_state *s, heap *h, const show_item *it, int max_depth,
+                              bool json, hs_error *err) {
+    s->last_at[it->depth] = it->last;
+    bool repeated = u64map_find(&s->shown, it->addr) != NULL;
+    if (!repeated && !u64map_put(&s->shown, it->addr, 1))
+        return hs_fail(err, HS_ERR_NOMEM, "out of memory");
+    hs_status st = heap_decode(h, it->addr, &s->c, err);
+    if (json) {
+        json_open(s, it);
+        if (st == HS_OK)
+            st = cli_print_closure_json(stdout, h, &s->c, err);
+        if (st != HS_OK)
+            return st;
+        if (repeated)
+            fputs(", \"repeated\": true", stdout);
+        fputs(", \"children\": [", stdout);
+        s->comma_at[it->depth + 1] = false;
+        if (!push(s, (show_item){.kind = ITEM_CLOSE}))
+            return hs_fail(err, HS_ERR_NOMEM, "out of memory");
+    } else {
+        text_prefix(s, it);
+        if (st != HS_OK && it->depth == 0)
+            return st;
+        if (st != HS_OK) { /* show what could not be decoded, keep going */
+            printf("0x%" PRIx64 "  <%s>\n", it->addr, err->message);
+            return HS_OK;
+        }
+        st = cli_print_closure_text(stdout, h, &s->c, err);
+        if (st != HS_OK)
+            return st;
+        puts(repeated ? "  (shown above)" : "");
+    }
+    if (!repeated && (int)it->depth < max_depth && !push_children(s, it->depth))
+        return hs_fail(err, HS_ERR_NOMEM, "out of memory");
+    return HS_OK;
+}
+
+static hs_status show_tree(heap *h, uint64_t root, int max_depth, bool json, hs_error *err) {
+    show_state s = {0};
+    hs_status st = push(&s, (show_item){ITEM_CLOSURE, true, 0, root, ""})
+                       ? HS_OK
+                       : hs_fail(err, HS_ERR_NOMEM, "out of memory");
+    while (st == HS_OK && s.n > 0) {
+        show_item it = s.stack[--s.n];
+        if (it.kind == ITEM_CLOSE) {
+            fputs("]}", stdout);
+        } else if (it.kind == ITEM_MORE) {
+            if (json) {
+                if (s.comma_at[it.depth])
+                    putchar(',');
+                printf("{\"more\": %" PRIu64 "}", it.addr);
+            } else {
+                for (uint32_t d = 1; d < it.depth; d++)
+                    fputs(s.last_at[d] ? "   " : "│  ", stdout);
+                printf("└─ … %" PRIu64 " more\n", it.addr);
+            }
+        } else {
+            st = show_closure(&s, h, &it, max_depth, json, err);
+        }
+    }
+    if (st == HS_OK && json)
+        putchar('\n');
+    heap_closure_free(&s.c);
+    u64map_free(&s.shown);
+    free(s.stack);
+    return st;
+}
+
+static bool parse_address(const char *text, uint64_t *out) {
+    const char *digits = strncmp(text, "0x", 2) == 0 || strncmp(text, "0X", 2) == 0 ? text + 2 : text;
+    if (!*digits || strspn(digits, "0123456789abcdefABCDEF") != strlen(digits) || strlen(digits) > 16)
+        return false;
+    errno = 0;
+    *out = wire_untag(strtoull(digits, NULL, 16));
+    return errno == 0 && *out != 0;
+}
+
+int cli_show(const char *target, const char *address, const cli_common *common) {
+    uint64_t addr;
+    if (!parse_address(address, &addr)) {
+        fprintf(stderr, "heapscope: '%s' is not a closure address (hex, e.g. 0x4200105a38)\n",
+                address);
+        return 2;
+    }
+    int depth = common->given & CLI_OPT_DEPTH ? common->depth : 2;
+    if (depth < 0 || depth > SHOW_MAX_DEPTH) {
+        fprintf(stderr, "heapscope: --depth wants 0 to %d\n", SHOW_MAX_DEPTH);
+        return 2;
+    }
+    hs_error err = {0};
+    cli_session s;
+    if (cli_session_open(target, common, &s, &err) != HS_OK)
+        return cli_report(&err);
+    hs_status st = show_tree(s.heap, addr, depth, common->json, &err);
+    hs_error close_err = {0};
+    hs_status cst = cli_session_close(&s, common, &close_err);
+    if (st != HS_OK)
+        return cli_report(&err);
+    return cst == HS_OK ? 0 : cli_report(&close_err);
+}

@@ -1,0 +1,104 @@
+/* Closure bytes by address: the tail of a fetched block group, or the image
+ * of a closure outside the blocks (static closures) fetched with CLOSURES
+ * in batches and kept for the pause (wire-protocol.md §10.3). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "heap_internal.h"
+
+static hs_status keep_images(heap *h, const uint64_t *addrs, const wire_blobs *b, hs_error *err) {
+    for (size_t i = 0; i < b->count; i++) {
+        heap_static_image *img = malloc(sizeof *img + b->items[i].len);
+        if (!img)
+            return hs_fail(err, HS_ERR_NOMEM, "out of memory keeping static closures");
+        img->len = b->items[i].len;
+        memcpy(img->bytes, b->items[i].data, img->len);
+        uint64_t *old = u64map_find(&h->statics, addrs[i]);
+        if (old) {
+            free((void *)(uintptr_t)*old);
+            *old = (uintptr_t)img;
+        } else if (!u64map_put(&h->statics, addrs[i], (uintptr_t)img)) {
+            free(img);
+            return hs_fail(err, HS_ERR_NOMEM, "out of memory keeping static closures");
+        }
+    }
+    return HS_OK;
+}
+
+static bool needs_fetch(const heap *h, uint64_t addr) {
+    if (addr == 0)
+        return false;
+    long g = heap_find_group(h, addr);
+    if (g >= 0) {
+        const wire_raw_block *b = &h->blocks.items[g];
+        if (b->len - (addr - b->start) >= 8)
+            return false;
+    }
+    return u64map_find(&h->statics, addr) == NULL;
+}
+
+hs_status heap_prefetch_statics(heap *h, const uint64_t *addrs, size_t n, hs_error *err) {
+    uint64_t *batch = malloc(WIRE_MAX_PTRS_PER_REQUEST * sizeof *batch);
+    if (!batch)
+        return hs_fail(err, HS_ERR_NOMEM, "out of memory");
+    u64map pending = {0}; /* dedupe within this call */
+    hs_status st = HS_OK;
+    size_t k = 0;
+    for (size_t i = 0; st == HS_OK && i <= n; i++) {
+        if (i < n) {
+            uint64_t a = wire_untag(addrs[i]);
+            if (!needs_fetch(h, a) || u64map_find(&pending, a))
+                continue;
+            if (!u64map_put(&pending, a, 1)) {
+                st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
+                break;
+            }
+            batch[k++] = a;
+        }
+        if (k == WIRE_MAX_PTRS_PER_REQUEST || (i == n && k > 0)) {
+            wire_blobs blobs = {0};
+            st = h->src.ops->closures(h->src.self, batch, k, &blobs, err);
+            if (st == HS_OK)
+                st = keep_images(h, batch, &blobs, err);
+            wire_blobs_free(&blobs);
+            k = 0;
+        }
+    }
+    u64map_free(&pending);
+    free(batch);
+    return st;
+}
+
+const uint8_t *heap_memory_cached(const heap *h, uint64_t addr, size_t *len) {
+    long g = heap_find_group(h, addr);
+    if (g >= 0) {
+        const wire_raw_block *b = &h->blocks.items[g];
+        size_t off = (size_t)(addr - b->start);
+        if (b->len - off >= 8) {
+            *len = b->len - off;
+            return b->data + off;
+        }
+    }
+    uint64_t *img = u64map_find(&h->statics, addr);
+    if (!img)
+        return NULL;
+    const heap_static_image *s = (const heap_static_image *)(uintptr_t)*img;
+    *len = s->len;
+    return s->bytes;
+}
+
+hs_status heap_memory(heap *h, uint64_t addr, const uint8_t **bytes, size_t *len,
+                      hs_error *err) {
+    if (addr == 0)
+        return hs_fail(err, HS_ERR_PROTOCOL, "null closure pointer");
+    *bytes = heap_memory_cached(h, addr, len);
+    if (*bytes)
+        return HS_OK;
+    if (heap_prefetch_statics(h, &addr, 1, err) != HS_OK)
+        return hs_fail_context(err, "closure 0x%llx", (unsigned long long)addr);
+    *bytes = heap_memory_cached(h, addr, len);
+    if (!*bytes)
+        return hs_fail(err, HS_ERR_INTERNAL, "closure 0x%llx was fetched but not kept",
+                       (unsigned long long)addr);
+    return HS_OK;
+}

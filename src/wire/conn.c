@@ -1,0 +1,316 @@
+/* Connections: parsing the target, connecting over Unix or TCP sockets with
+ * a timeout, and the life cycle of a wire_conn. Framing is in frame.c. */
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "wire_internal.h"
+
+#define DEFAULT_CONNECT_TIMEOUT_MS 5000
+#define DEFAULT_IO_TIMEOUT_MS 30000
+#define DEFAULT_MAX_RESPONSE (UINT64_C(16) << 30)
+/* How often a Unix connect is retried while the stub's backlog is full. */
+#define BUSY_RETRY_MS 20
+
+void wire_options_default(wire_options *o) {
+    *o = (wire_options){
+        .connect_timeout_ms = DEFAULT_CONNECT_TIMEOUT_MS,
+        .io_timeout_ms = DEFAULT_IO_TIMEOUT_MS,
+        .max_response = DEFAULT_MAX_RESPONSE,
+    };
+}
+
+/* Zero fields mean "default", so `wire_options o = {0}` is usable; a
+ * negative timeout means no limit. */
+static wire_options effective_options(const wire_options *opts) {
+    wire_options o;
+    wire_options_default(&o);
+    if (!opts)
+        return o;
+    wire_options r = *opts;
+    if (r.connect_timeout_ms == 0)
+        r.connect_timeout_ms = o.connect_timeout_ms;
+    if (r.io_timeout_ms == 0)
+        r.io_timeout_ms = o.io_timeout_ms;
+    if (r.max_response == 0)
+        r.max_response = o.max_response;
+    return r;
+}
+
+static int64_t now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- life cycle ------------------------------------------------------ */
+
+hs_status wire_conn_from_fd(int fd, const char *name, const wire_options *opts,
+                            wire_conn **out, hs_error *err) {
+    *out = NULL;
+    if (fd < 0)
+        return hs_fail(err, HS_ERR_USAGE, "wire_conn_from_fd: invalid descriptor %d", fd);
+    /* Non-blocking: every wait goes through poll() with the I/O timeout. */
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0 ||
+        fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
+        int e = errno;
+        close(fd);
+        return hs_fail(err, HS_ERR_IO, "cannot set up descriptor %d: %s", fd, strerror(e));
+    }
+    wire_conn *c = calloc(1, sizeof *c);
+    char fallback[32];
+    snprintf(fallback, sizeof fallback, "fd %d", fd);
+    if (c) {
+        c->target = strdup(name ? name : fallback);
+        c->rbuf = malloc(WIRE_RBUF_SIZE);
+    }
+    if (!c || !c->target || !c->rbuf) {
+        if (c) {
+            free(c->target);
+            free(c->rbuf);
+        }
+        free(c);
+        close(fd);
+        return hs_fail(err, HS_ERR_NOMEM, "out of memory for a connection");
+    }
+    c->fd = fd;
+    c->opts = effective_options(opts);
+    *out = c;
+    return HS_OK;
+}
+
+void wire_conn_kill(wire_conn *c, const char *reason) {
+    if (c->fd >= 0) {
+        close(c->fd);
+        c->fd = -1;
+    }
+    c->rpos = c->rlen = 0;
+    snprintf(c->dead_reason, sizeof c->dead_reason, "%s", reason ? reason : "closed");
+}
+
+void wire_close(wire_conn *c) {
+    if (!c)
+        return;
+    if (c->fd >= 0)
+        close(c->fd);
+    wire_buf_free(&c->req);
+    wire_buf_free(&c->scratch);
+    free(c->rbuf);
+    free(c->target);
+    free(c);
+}
+
+const char *wire_conn_target(const wire_conn *c) { return c->target; }
+
+bool wire_conn_is_open(const wire_conn *c) { return c && c->fd >= 0; }
+
+void wire_conn_set_io_timeout(wire_conn *c, int ms) {
+    c->opts.io_timeout_ms = ms == 0 ? DEFAULT_IO_TIMEOUT_MS : ms;
+}
+
+wire_stats wire_conn_stats(const wire_conn *c) { return c->stats; }
+
+/* ---- connecting ------------------------------------------------------ */
+
+/* Waits for a non-blocking connect to finish; returns 0 or an errno value
+ * (ETIMEDOUT when the timeout passes). */
+static int finish_connect(int fd, int timeout_ms) {
+    int64_t deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
+    for (;;) {
+        int left = -1;
+        if (deadline >= 0) {
+            int64_t d = deadline - now_ms();
+            left = d < 0 ? 0 : (int)d;
+        }
+        struct pollfd p = {.fd = fd, .events = POLLOUT};
+        int r = poll(&p, 1, left);
+        if (r == 0)
+            return ETIMEDOUT;
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            return errno;
+        }
+        int soerr = 0;
+        socklen_t sl = sizeof soerr;
+        if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) < 0)
+            return errno;
+        return soerr;
+    }
+}
+
+static hs_status connect_unix(const char *path, const char *target, const wire_options *o,
+                              wire_conn **out, hs_error *err) {
+    size_t n = strlen(path);
+    if (n == 0)
+        return hs_fail(err, HS_ERR_USAGE, "empty socket path in target '%s'", target);
+    if (n > WIRE_UNIX_PATH_MAX)
+        return hs_fail(err, HS_ERR_USAGE,
+                       "socket path is %zu bytes long; Unix socket paths must be shorter than "
+                       "108 bytes: %s",
+                       n, path);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    memcpy(sa.sun_path, path, n + 1);
+
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0)
+        return hs_fail(err, HS_ERR_IO, "cannot create a socket: %s", strerror(errno));
+    int64_t deadline = o->connect_timeout_ms < 0 ? -1 : now_ms() + o->connect_timeout_ms;
+    int e = 0;
+    for (;;) {
+        if (connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0) {
+            e = 0;
+            break;
+        }
+        e = errno;
+        if (e == EINTR)
+            continue;
+        if (e == EINPROGRESS) {
+            e = finish_connect(fd, o->connect_timeout_ms);
+            break;
+        }
+        /* EAGAIN: the stub's listen backlog is full (another client is being
+         * served); retry until the connect timeout. */
+        if (e != EAGAIN || (deadline >= 0 && now_ms() >= deadline))
+            break;
+        nanosleep(&(struct timespec){0, BUSY_RETRY_MS * 1000000L}, NULL);
+    }
+    if (e == 0)
+        return wire_conn_from_fd(fd, target, o, out, err);
+    close(fd);
+
+    struct stat st;
+    switch (e) {
+    case ENOENT:
+    case ENOTDIR: return hs_fail(err, HS_ERR_CONNECT, "no debuggee socket at %s", path);
+    case ECONNREFUSED:
+        if (stat(path, &st) == 0 && !S_ISSOCK(st.st_mode))
+            return hs_fail(err, HS_ERR_CONNECT, "%s is not a socket", path);
+        return hs_fail(err, HS_ERR_CONNECT,
+                       "%s refused the connection: a stale socket file? the debuggee may have "
+                       "exited",
+                       path);
+    case EACCES:
+    case EPERM:
+        return hs_fail(err, HS_ERR_CONNECT, "permission denied connecting to %s", path);
+    case EAGAIN:
+        return hs_fail(err, HS_ERR_CONNECT,
+                       "the debuggee at %s is busy: its connection queue stayed full for %d ms "
+                       "(another client attached?)",
+                       path, o->connect_timeout_ms);
+    case ETIMEDOUT:
+        return hs_fail(err, HS_ERR_CONNECT, "connecting to %s timed out after %d ms", path,
+                       o->connect_timeout_ms);
+    }
+    return hs_fail(err, HS_ERR_CONNECT, "cannot connect to %s: %s", path, strerror(e));
+}
+
+/* Splits "HOST:PORT" or "[V6HOST]:PORT" (s is the text after "tcp:"). */
+static hs_status parse_tcp(const char *target, const char *s, char *host, size_t host_cap,
+                           char *port, size_t port_cap, hs_error *err) {
+    const char *h = s, *h_end, *p;
+    if (*s == '[') {
+        h = s + 1;
+        h_end = strchr(h, ']');
+        if (!h_end || h_end[1] != ':')
+            goto bad;
+        p = h_end + 2;
+    } else {
+        h_end = strrchr(s, ':');
+        if (!h_end)
+            goto bad;
+        if (memchr(s, ':', (size_t)(h_end - s)))
+            return hs_fail(err, HS_ERR_USAGE,
+                           "malformed target '%s': write an IPv6 host in brackets, "
+                           "tcp:[ADDR]:PORT",
+                           target);
+        p = h_end + 1;
+    }
+    size_t hn = (size_t)(h_end - h), pn = strlen(p);
+    if (hn == 0 || hn >= host_cap || pn == 0 || pn > 5 || pn >= port_cap)
+        goto bad;
+    unsigned long port_num = 0;
+    for (size_t i = 0; i < pn; i++) {
+        if (p[i] < '0' || p[i] > '9')
+            goto bad;
+        port_num = port_num * 10 + (unsigned long)(p[i] - '0');
+    }
+    if (port_num < 1 || port_num > 65535)
+        return hs_fail(err, HS_ERR_USAGE, "malformed target '%s': port must be 1-65535", target);
+    memcpy(host, h, hn);
+    host[hn] = '\0';
+    memcpy(port, p, pn + 1);
+    return HS_OK;
+bad:
+    return hs_fail(err, HS_ERR_USAGE, "malformed target '%s': expected tcp:HOST:PORT", target);
+}
+
+static hs_status connect_tcp(const char *target, const wire_options *o, wire_conn **out,
+                             hs_error *err) {
+    char host[256], port[8];
+    hs_status st = parse_tcp(target, target + 4, host, sizeof host, port, sizeof port, err);
+    if (st != HS_OK)
+        return st;
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_NUMERICSERV};
+    struct addrinfo *res = NULL;
+    int g = getaddrinfo(host, port, &hints, &res);
+    if (g != 0)
+        return hs_fail(err, HS_ERR_CONNECT, "cannot resolve host '%s': %s", host,
+                       g == EAI_SYSTEM ? strerror(errno) : gai_strerror(g));
+    int e = ECONNREFUSED;
+    for (struct addrinfo *a = res; a; a = a->ai_next) {
+        int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
+                        a->ai_protocol);
+        if (fd < 0) {
+            e = errno;
+            continue;
+        }
+        e = 0;
+        while (connect(fd, a->ai_addr, a->ai_addrlen) < 0) {
+            e = errno;
+            if (e != EINTR)
+                break;
+        }
+        if (e == EINPROGRESS)
+            e = finish_connect(fd, o->connect_timeout_ms);
+        if (e == 0) {
+            freeaddrinfo(res);
+            /* One small request per answer: do not let Nagle hold it back. */
+            int one = 1;
+            setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+            return wire_conn_from_fd(fd, target, o, out, err);
+        }
+        close(fd);
+    }
+    freeaddrinfo(res);
+    if (e == ETIMEDOUT)
+        return hs_fail(err, HS_ERR_CONNECT, "connecting to %s timed out after %d ms", target,
+                       o->connect_timeout_ms);
+    return hs_fail(err, HS_ERR_CONNECT, "cannot connect to %s: %s", target, strerror(e));
+}
+
+hs_status wire_connect(const char *target, const wire_options *opts, wire_conn **out,
+                       hs_error *err) {
+    *out = NULL;
+    if (!target || !*target)
+        return hs_fail(err, HS_ERR_USAGE, "no target given: expected a socket path, unix:PATH "
+                                          "or tcp:HOST:PORT");
+    wire_options o = effective_options(opts);
+    if (strncmp(target, "tcp:", 4) == 0)
+        return connect_tcp(target, &o, out, err);
+    const char *path = strncmp(target, "unix:", 5) == 0 ? target + 5 : target;
+    return connect_unix(path, target, &o, out, err);
+}

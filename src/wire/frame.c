@@ -1,0 +1,291 @@
+/* One request and its answer: sending, reading with an idle timeout, and
+ * reassembling the response frames (wire-protocol.md §5.3).
+ *
+ * Small frames are parsed out of the connection's read buffer; the bodies
+ * of big frames are read straight into the answer buffer. The answer buffer
+ * grows only as bytes arrive, so an announced length costs nothing until the
+ * peer actually sends the bytes. */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "wire_internal.h"
+
+/* State of one call. */
+typedef struct call {
+    wire_conn *c;
+    uint32_t cmd;
+    const char *name; /* command name for messages */
+    int timeout_ms;   /* longest silence; < 0 = none */
+    uint64_t answer_bytes;
+    uint64_t next_progress;
+    hs_error *err;
+} call;
+
+static int64_t now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Waits until the socket is ready for `events`. HS_OK when ready (errors
+ * and hang-ups count as ready: the next recv/send reports them). */
+static hs_status wait_ready(call *x, short events) {
+    int64_t deadline = x->timeout_ms < 0 ? -1 : now_ms() + x->timeout_ms;
+    for (;;) {
+        int left = -1;
+        if (deadline >= 0) {
+            int64_t d = deadline - now_ms();
+            left = d < 0 ? 0 : (int)d;
+        }
+        struct pollfd p = {.fd = x->c->fd, .events = events};
+        int r = poll(&p, 1, left);
+        if (r > 0)
+            return HS_OK;
+        if (r == 0)
+            return hs_fail(x->err, HS_ERR_TIMEOUT, "%s: no %s from %s for %d ms", x->name,
+                           events == POLLOUT ? "progress sending the request" : "answer",
+                           x->c->target, x->timeout_ms);
+        if (errno != EINTR)
+            return hs_fail(x->err, HS_ERR_IO, "%s: waiting for %s: %s", x->name, x->c->target,
+                           strerror(errno));
+    }
+}
+
+static hs_status send_all(call *x, const uint8_t *p, size_t len) {
+    while (len > 0) {
+        ssize_t n = send(x->c->fd, p, len, MSG_NOSIGNAL);
+        if (n > 0) {
+            p += n;
+            len -= (size_t)n;
+            x->c->stats.bytes_sent += (uint64_t)n;
+            continue;
+        }
+        int e = errno;
+        if (n < 0 && e == EINTR)
+            continue;
+        if (n < 0 && (e == EAGAIN || e == EWOULDBLOCK)) {
+            hs_status st = wait_ready(x, POLLOUT);
+            if (st != HS_OK)
+                return st;
+            continue;
+        }
+        if (n < 0 && (e == EPIPE || e == ECONNRESET))
+            return hs_fail(x->err, HS_ERR_CLOSED,
+                           "%s: the debuggee closed the connection before the request was sent",
+                           x->name);
+        return hs_fail(x->err, HS_ERR_IO, "%s: sending to %s: %s", x->name, x->c->target,
+                       n < 0 ? strerror(e) : "no progress");
+    }
+    return HS_OK;
+}
+
+/* Receives at least one byte into dst (at most cap), waiting at most the
+ * idle timeout, and runs the progress callback at each 4 MiB mark. */
+static hs_status recv_some(call *x, uint8_t *dst, size_t cap, size_t *got) {
+    for (;;) {
+        ssize_t n = recv(x->c->fd, dst, cap, 0);
+        if (n > 0) {
+            *got = (size_t)n;
+            x->c->stats.bytes_received += (uint64_t)n;
+            x->answer_bytes += (uint64_t)n;
+            if (x->answer_bytes >= x->next_progress) {
+                x->next_progress = (x->answer_bytes / WIRE_PROGRESS_STEP + 1) * WIRE_PROGRESS_STEP;
+                wire_progress_fn fn = x->c->opts.progress;
+                if (fn && !fn(x->c->opts.progress_ctx, x->cmd, x->answer_bytes))
+                    return hs_fail(x->err, HS_ERR_USAGE, "%s: cancelled", x->name);
+            }
+            return HS_OK;
+        }
+        if (n == 0)
+            return x->answer_bytes == 0
+                       ? hs_fail(x->err, HS_ERR_CLOSED,
+                                 "%s: the debuggee closed the connection without answering",
+                                 x->name)
+                       : hs_fail(x->err, HS_ERR_CLOSED,
+                                 "%s: the debuggee closed the connection mid-answer (after %llu "
+                                 "bytes)",
+                                 x->name, (unsigned long long)x->answer_bytes);
+        int e = errno;
+        if (e == EINTR)
+            continue;
+        if (e == EAGAIN || e == EWOULDBLOCK) {
+            hs_status st = wait_ready(x, POLLIN);
+            if (st != HS_OK)
+                return st;
+            continue;
+        }
+        if (e == ECONNRESET)
+            return hs_fail(x->err, HS_ERR_CLOSED, "%s: the debuggee reset the connection",
+                           x->name);
+        return hs_fail(x->err, HS_ERR_IO, "%s: reading from %s: %s", x->name, x->c->target,
+                       strerror(e));
+    }
+}
+
+/* Makes at least `need` unread bytes available in the read buffer
+ * (need <= WIRE_RBUF_SIZE). */
+static hs_status fill_rbuf(call *x, size_t need) {
+    wire_conn *c = x->c;
+    size_t avail = c->rlen - c->rpos;
+    if (c->rpos > 0) {
+        /* At most a partial frame header (< 6 bytes) is left: cheap to move. */
+        memmove(c->rbuf, c->rbuf + c->rpos, avail);
+        c->rpos = 0;
+        c->rlen = avail;
+    }
+    while (c->rlen < need) {
+        size_t got = 0;
+        hs_status st = recv_some(x, c->rbuf + c->rlen, WIRE_RBUF_SIZE - c->rlen, &got);
+        if (st != HS_OK)
+            return st;
+        c->rlen += got;
+    }
+    return HS_OK;
+}
+
+/* Appends the next n bytes of the stream to body, or drops them when body
+ * is NULL. */
+static hs_status read_body(call *x, wire_buf *body, uint32_t n) {
+    wire_conn *c = x->c;
+    size_t rem = n;
+    while (rem > 0) {
+        size_t avail = c->rlen - c->rpos;
+        if (avail > 0) {
+            size_t k = avail < rem ? avail : rem;
+            if (body) {
+                hs_status st = wire_buf_reserve(body, k, x->err);
+                if (st != HS_OK)
+                    return st;
+                memcpy(body->data + body->len, c->rbuf + c->rpos, k);
+                body->len += k;
+            }
+            c->rpos += k;
+            rem -= k;
+            continue;
+        }
+        if (body && rem >= WIRE_DIRECT_READ_MIN) {
+            /* Straight into the body, reserving at most one step ahead of
+             * what has arrived. */
+            size_t step = rem < WIRE_BODY_STEP ? rem : WIRE_BODY_STEP;
+            hs_status st = wire_buf_reserve(body, step, x->err);
+            if (st != HS_OK)
+                return st;
+            /* At most one step per recv, so progress sees every 4 MiB. */
+            size_t room = body->cap - body->len, got = 0;
+            size_t want = room < step ? room : step;
+            st = recv_some(x, body->data + body->len, want, &got);
+            if (st != HS_OK)
+                return st;
+            body->len += got;
+            rem -= got;
+            continue;
+        }
+        hs_status st = fill_rbuf(x, 1);
+        if (st != HS_OK)
+            return st;
+    }
+    return HS_OK;
+}
+
+static hs_status stub_error(call *x, uint16_t code) {
+    const char *what = "";
+    switch (code) {
+    case WIRE_STATUS_BAD_COMMAND:
+        what = "the debuggee does not support this command (profiling-only on a non-profiled "
+               "program?)";
+        break;
+    case WIRE_STATUS_ALREADY_PAUSED: what = "the debuggee is already paused"; break;
+    case WIRE_STATUS_NOT_PAUSED: what = "the debuggee is not paused"; break;
+    case WIRE_STATUS_NO_RESUME:
+        what = "the debuggee refuses to resume: it paused itself after a POLL";
+        break;
+    case WIRE_STATUS_BAD_STACK: what = "the debuggee cannot describe this stack frame"; break;
+    }
+    return hs_fail(x->err, wire_status_to_hs(code), "%s: %s", x->name, what);
+}
+
+static hs_status reassemble(call *x, uint64_t limit, wire_buf *body) {
+    wire_conn *c = x->c;
+    for (;;) {
+        if (c->rlen - c->rpos < WIRE_FRAME_HEADER) {
+            hs_status st = fill_rbuf(x, WIRE_FRAME_HEADER);
+            if (st != HS_OK)
+                return st;
+        }
+        const uint8_t *h = c->rbuf + c->rpos;
+        uint32_t blen = hs_load_be32(h);
+        uint16_t status = hs_load_be16(h + 4);
+        c->rpos += WIRE_FRAME_HEADER;
+        c->stats.frames_received++;
+
+        if (status == WIRE_STATUS_OKAY || status == WIRE_STATUS_OKAY_CONTINUES) {
+            /* Checked before reading: the length is the peer's claim. */
+            if (blen > limit - body->len)
+                return hs_fail(x->err, HS_ERR_TOO_LARGE,
+                               "%s: the answer would exceed %llu bytes (a frame of %u bytes "
+                               "after %zu)",
+                               x->name, (unsigned long long)limit, blen, body->len);
+            hs_status st = read_body(x, body, blen);
+            if (st != HS_OK)
+                return st;
+            if (status == WIRE_STATUS_OKAY)
+                return HS_OK;
+        } else if (wire_status_to_hs(status) != HS_ERR_PROTOCOL) {
+            /* The stub's error frames are empty; anything bigger than the
+             * answer could be is not one. */
+            if (blen > limit)
+                return hs_fail(x->err, HS_ERR_TOO_LARGE,
+                               "%s: an error frame of %u bytes exceeds the %llu-byte limit",
+                               x->name, blen, (unsigned long long)limit);
+            hs_status st = read_body(x, NULL, blen);
+            if (st != HS_OK)
+                return st;
+            body->len = 0;
+            return stub_error(x, status);
+        } else {
+            return hs_fail(x->err, HS_ERR_PROTOCOL, "%s: unknown status 0x%04x in an answer",
+                           x->name, status);
+        }
+    }
+}
+
+hs_status wire_call_encoded(wire_conn *c, uint32_t cmd, uint64_t max_body, wire_buf *body,
+                            int timeout_ms, hs_error *err) {
+    hs_error local;
+    if (!err)
+        err = &local;
+    call x = {.c = c, .cmd = cmd, .name = wire_command_name(cmd), .timeout_ms = timeout_ms,
+              .next_progress = WIRE_PROGRESS_STEP, .err = err};
+    body->len = 0;
+    if (c->fd < 0)
+        return hs_fail(err, HS_ERR_CLOSED, "%s: the connection to %s is closed (%s)", x.name,
+                       c->target, c->dead_reason);
+    uint64_t limit = max_body < c->opts.max_response ? max_body : c->opts.max_response;
+    if (limit > SIZE_MAX)
+        limit = SIZE_MAX;
+    c->stats.requests++;
+    hs_status st = send_all(&x, c->req.data, c->req.len);
+    if (st == HS_OK)
+        st = reassemble(&x, limit, body);
+    if (st != HS_OK && !wire_is_stub_status(st)) {
+        body->len = 0;
+        /* The stream position is unknown now: no later answer can be trusted. */
+        wire_conn_kill(c, err->message);
+    }
+    return st;
+}
+
+hs_status wire_call(wire_conn *c, uint32_t cmd, const uint8_t *payload, size_t payload_len,
+                    uint64_t max_body, wire_buf *body, hs_error *err) {
+    if (!c || !body)
+        return hs_fail(err, HS_ERR_USAGE, "wire_call: no connection or body buffer");
+    c->req.len = 0;
+    hs_status st = wire_encode_request(&c->req, cmd, payload, payload_len, err);
+    if (st != HS_OK)
+        return st;
+    return wire_call_encoded(c, cmd, max_body, body, c->opts.io_timeout_ms, err);
+}

@@ -1,0 +1,114 @@
+/* Benchmark (not a test): fetch and index a synthetic heap, then census it.
+ *
+ *   bench_heap [--closures N] [--profiled]
+ *
+ * Starts the synthetic debuggee with N closures, then measures, in this
+ * process only: ALL_BLOCKS transfer (MB/s), indexing = a full traversal
+ * from the GC roots (closures/s), a census by constructor, wall time and
+ * peak RSS against the bytes of heap served. Targets (issue 3): indexing at
+ * 20 million closures/s or more, peak RSS at most 1.5 x the heap served. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "heapscope/cli.h"
+#include "heapscope/heap.h"
+#include "heapscope/query.h"
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double peak_rss_mb(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_maxrss / 1024.0; /* KiB on Linux */
+}
+
+static int fail(const hs_error *err) {
+    fprintf(stderr, "bench_heap: %s\n", err->message);
+    return 1;
+}
+
+int main(int argc, char **argv) {
+    const char *closures = "10000000";
+    bool profiled = false;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--closures") && i + 1 < argc)
+            closures = argv[++i];
+        else if (!strcmp(argv[i], "--profiled"))
+            profiled = true;
+        else {
+            fprintf(stderr, "usage: bench_heap [--closures N] [--profiled]\n");
+            return 2;
+        }
+    }
+    const char *args[] = {"--closures", closures, "--seed", "11", profiled ? "--profiled" : NULL,
+                          NULL};
+    hs_error err = {0};
+    cli_debuggee d;
+    printf("generating a synthetic heap of %s closures%s...\n", closures,
+           profiled ? " (profiled, eras)" : "");
+    fflush(stdout);
+    if (cli_debuggee_start(args, &d, &err) != HS_OK)
+        return fail(&err);
+
+    wire_conn *c = NULL;
+    heap *h = NULL;
+    int rc = 1;
+    double t0 = now();
+    if (wire_connect(d.socket, NULL, &c, &err) != HS_OK || wire_pause(c, NULL, &err) != HS_OK ||
+        heap_open(heap_source_live(c), &h, &err) != HS_OK) {
+        rc = fail(&err);
+        goto out;
+    }
+    double t_fetch = now() - t0;
+    uint64_t served = heap_block_bytes(h);
+    wire_stats ws = wire_conn_stats(c);
+
+    query_traversal walk = {0};
+    query_traversal_stats ts;
+    double t1 = now();
+    if (query_traverse(h, heap_roots(h)->items, heap_roots(h)->count, &walk, &ts, &err) != HS_OK) {
+        rc = fail(&err);
+        goto out;
+    }
+    double t_index = now() - t1;
+
+    query_census census;
+    double t2 = now();
+    if (query_census_run(h, QUERY_CENSUS_BY_CONSTRUCTOR, NULL, &census, &err) != HS_OK) {
+        rc = fail(&err);
+        goto out;
+    }
+    double t_census = now() - t2;
+    double rss = peak_rss_mb();
+
+    printf("heap served:        %.1f MB in %zu block groups\n", (double)served / 1e6,
+           heap_block_count(h));
+    printf("fetch (ALL_BLOCKS): %.3f s, %.1f MB/s (%" PRIu64 " bytes received)\n", t_fetch,
+           (double)ws.bytes_received / 1e6 / t_fetch, ws.bytes_received);
+    printf("index (traverse):   %" PRIu64 " closures, %.1f MB, %.3f s, %.1f M closures/s\n",
+           ts.visited, (double)ts.bytes / 1e6, t_index, (double)ts.visited / 1e6 / t_index);
+    printf("census by constructor: %zu rows, %.3f s, %.1f M closures/s\n", census.n_rows,
+           t_census, (double)census.total_count / 1e6 / t_census);
+    printf("wall (fetch+index+census): %.3f s\n", t_fetch + t_index + t_census);
+    printf("peak RSS:           %.1f MB = %.2f x the heap served\n", rss,
+           rss * 1024 * 1024 / (double)served);
+    if (ts.undecodable)
+        printf("undecodable closures: %" PRIu64 " (first: %s)\n", ts.undecodable, ts.first_problem);
+    query_census_free(&census);
+    rc = 0;
+out:
+    heap_free(h);
+    if (c)
+        wire_resume(c, &err);
+    wire_close(c);
+    cli_debuggee_stop(&d);
+    return rc;
+}

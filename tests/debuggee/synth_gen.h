@@ -1,0 +1,58 @@
+/* Heap generator of the synthetic debuggee.
+ *
+ * Builds a synth_process whose heap is laid out exactly as GHC 9.10 on
+ * x86_64 lays it out, with a planted leak: `leak_count` closures of the
+ * constructor `main:Main.<leak_constructor>` allocated in era `leak_era`,
+ * retained from a GC root through a chain that passes through a thunk of a
+ * newer era that has a source location.
+ *
+ * The plan (synth_process.plan_json) is a JSON object:
+ * {
+ *   "profiled": bool, "eras": K, "seed": S,
+ *   "reachable": {"count": n, "bytes": b},   closures reachable from ROOTS
+ *   "garbage":   {"count": n, "bytes": b},   closures in blocks, unreachable
+ *   "static":    {"count": n, "bytes": b},   reachable closures outside the heap
+ *   "blocks":    {"groups": g, "bytes": b},  block groups ALL_BLOCKS serves
+ *   "by_constructor": {"main:Main:Leak": {"count": n, "bytes": b}, ...},
+ *   "by_type": {"THUNK_1_0": {"count": n, "bytes": b}, ...},   (non-constructors)
+ *   "by_era": {"3": {"count": n, "bytes": b}, ...},       (profiled only; static: "0")
+ *   "by_constructor_era": {"main:Main:Leak": {"1": {...}}}, (profiled only)
+ *   "leak": {
+ *     "constructor": "Leak", "count": N, "era": E, "bytes": b,
+ *     "root": "0x...", "first_match": "0x...",
+ *     "path": [ {"address": "0x...", "type": "TSO", "name": "...", "era": e,
+ *                "location": "app/Main.hs:41:9-30"}, ... ]   root first
+ *   }
+ * }
+ * Counts and bytes cover the closures reachable from the GC roots
+ * (following the children of heap-layout.md §13, including stack frames but
+ * never the last frame of a stack, and never stack-frame SRTs), each
+ * counted once; bytes use the sizes of heap-layout.md §11.2 except AP_STACK
+ * and BCO, whose real GHC sizes (8 * size words of payload; size words in
+ * all) are used. Census keys: constructors as package:module:name,
+ * everything else by closure-type name. */
+#ifndef SYNTH_GEN_H
+#define SYNTH_GEN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "synth.h"
+
+typedef struct synth_options {
+    uint64_t closures;            /* approximate heap closures; default 10000 */
+    unsigned eras;                /* eras 1..K used by the heap; default 5 */
+    bool profiled;                /* era-profiled flavour (prof byte 4) */
+    const char *leak_constructor; /* default "Leak" */
+    uint64_t leak_count;          /* default 1000 */
+    unsigned leak_era;            /* default 1; must be < eras */
+    uint64_t seed;                /* default 1 */
+} synth_options;
+
+void synth_options_default(synth_options *o);
+
+/* Returns 0 on success; otherwise -1 with a message in err. */
+int synth_generate(const synth_options *o, synth_process *out, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,183 @@
+/* Option parsing of heapscope-debuggee: every number is checked (plain
+ * decimal, in range) so a typo is a clear usage error, not a strange heap. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "synth_server_cli.h"
+
+#define MAX_CLOSURES UINT64_C(200000000)
+#define MAX_ERAS 1000000u
+#define MAX_PAUSE_MS INT64_C(86400000) /* a day */
+
+static const char usage[] =
+    "usage: heapscope-debuggee [options]\n"
+    "\n"
+    "A synthetic GHC 9.10 program serving the ghc-debug protocol from a generated\n"
+    "heap with a planted leak (a test server; also what `heapscope --demo` runs).\n"
+    "\n"
+    "where to listen:\n"
+    "  --socket PATH            Unix socket (default: $GHC_DEBUG_SOCKET, else\n"
+    "                           <data home>/ghc-debug/debuggee/sockets/<pid>-heapscope-debuggee)\n"
+    "  --tcp HOST:PORT          TCP on an IPv4 address instead (port 0 = any free port)\n"
+    "the heap:\n"
+    "  --closures N             approximate number of heap closures\n"
+    "  --eras K                 eras 1..K used by the heap\n"
+    "  --profiled               era-profiled flavour (profiling mode 4)\n"
+    "  --leak-constructor NAME  constructor of the leak (main:Main.NAME)\n"
+    "  --leak-count N           number of leaked closures\n"
+    "  --leak-era E             era of the leaked closures (1 <= E < K)\n"
+    "  --seed S                 random seed\n"
+    "  --plan FILE              write the JSON plan of what was planted ('-' = stdout)\n"
+    "  --plan-only              write the plan (to stdout without --plan) and exit\n"
+    "serving:\n"
+    "  --max-connections N      exit after serving N connections\n"
+    "  --self-pause-after MS    the program pauses itself after MS milliseconds\n"
+    "                           (answers an outstanding POLL)\n"
+    "  --help                   this text\n"
+    "\n"
+    "Exit status: 0 after a clean stop (SIGINT/SIGTERM or --max-connections),\n"
+    "1 on a runtime error, 2 on a usage error.\n";
+
+const char *synth_cli_usage(void) { return usage; }
+
+__attribute__((format(printf, 3, 4))) static int fail(char *err, size_t errlen, const char *fmt,
+                                                      ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* Plain decimal in [lo, hi]. */
+static int number(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out,
+                  char *err, size_t errlen) {
+    char *end;
+    if (s[0] < '0' || s[0] > '9')
+        return fail(err, errlen, "%s: '%s' is not a number", opt, s);
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end)
+        return fail(err, errlen, "%s: '%s' is not a number", opt, s);
+    if (errno == ERANGE || v < lo || v > hi)
+        return fail(err, errlen, "%s: %s is out of range (%llu to %llu)", opt, s,
+                    (unsigned long long)lo, (unsigned long long)hi);
+    *out = v;
+    return 0;
+}
+
+/* A constructor name as GHC writes it after the module: no separators. */
+static bool plausible_con(const char *s) {
+    if (!s[0] || strlen(s) > 200)
+        return false;
+    for (const char *c = s; *c; c++)
+        if (*c == ':' || *c == '.' || (unsigned char)*c <= ' ' || *c == '"' || *c == '\\')
+            return false;
+    return true;
+}
+
+static bool is(const char *name, const char *arg, const char **inline_val) {
+    size_t n = strlen(name);
+    if (strncmp(arg, name, n) != 0)
+        return false;
+    if (arg[n] == '\0') {
+        *inline_val = NULL;
+        return true;
+    }
+    if (arg[n] == '=') {
+        *inline_val = arg + n + 1;
+        return true;
+    }
+    return false;
+}
+
+int synth_cli_parse(int argc, char **argv, synth_cli *cli, synth_options *gen, char *err,
+                    size_t errlen) {
+    *cli = (synth_cli){.self_pause_after_ms = -1};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = NULL;
+        uint64_t n;
+        /* options without a value */
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            cli->help = true;
+            continue;
+        }
+        if (strcmp(a, "--profiled") == 0) {
+            gen->profiled = true;
+            continue;
+        }
+        if (strcmp(a, "--plan-only") == 0) {
+            cli->plan_only = true;
+            continue;
+        }
+        static const char *const with_value[] = {
+            "--socket", "--tcp", "--plan", "--closures", "--eras", "--leak-constructor",
+            "--leak-count", "--leak-era", "--seed", "--max-connections", "--self-pause-after"};
+        const char *opt = NULL;
+        for (size_t k = 0; k < sizeof with_value / sizeof *with_value && !opt; k++)
+            if (is(with_value[k], a, &v))
+                opt = with_value[k];
+        if (!opt)
+            return fail(err, errlen, "unknown option '%s' (try --help)", a);
+        if (!v) {
+            if (i + 1 >= argc)
+                return fail(err, errlen, "%s needs a value", opt);
+            v = argv[++i];
+        }
+        if (strcmp(opt, "--socket") == 0) {
+            if (!v[0])
+                return fail(err, errlen, "--socket: the path is empty");
+            cli->socket_path = v;
+        } else if (strcmp(opt, "--tcp") == 0) {
+            cli->tcp = v;
+        } else if (strcmp(opt, "--plan") == 0) {
+            if (!v[0])
+                return fail(err, errlen, "--plan: the file name is empty");
+            cli->plan_path = v;
+        } else if (strcmp(opt, "--closures") == 0) {
+            if (number(opt, v, 1, MAX_CLOSURES, &n, err, errlen))
+                return -1;
+            gen->closures = n;
+        } else if (strcmp(opt, "--eras") == 0) {
+            if (number(opt, v, 1, MAX_ERAS, &n, err, errlen))
+                return -1;
+            gen->eras = (unsigned)n;
+        } else if (strcmp(opt, "--leak-constructor") == 0) {
+            if (!plausible_con(v))
+                return fail(err, errlen,
+                            "--leak-constructor: '%s' is not a constructor name "
+                            "(non-empty, no ':', '.', spaces or quotes)",
+                            v);
+            gen->leak_constructor = v;
+        } else if (strcmp(opt, "--leak-count") == 0) {
+            if (number(opt, v, 0, MAX_CLOSURES, &n, err, errlen))
+                return -1;
+            gen->leak_count = n;
+        } else if (strcmp(opt, "--leak-era") == 0) {
+            if (number(opt, v, 1, MAX_ERAS, &n, err, errlen))
+                return -1;
+            gen->leak_era = (unsigned)n;
+        } else if (strcmp(opt, "--seed") == 0) {
+            if (number(opt, v, 0, UINT64_MAX, &n, err, errlen))
+                return -1;
+            gen->seed = n;
+        } else if (strcmp(opt, "--max-connections") == 0) {
+            if (number(opt, v, 1, UINT64_MAX, &n, err, errlen))
+                return -1;
+            cli->max_connections = n;
+        } else { /* --self-pause-after */
+            if (number(opt, v, 0, (uint64_t)MAX_PAUSE_MS, &n, err, errlen))
+                return -1;
+            cli->self_pause_after_ms = (int64_t)n;
+        }
+    }
+    if (cli->socket_path && cli->tcp)
+        return fail(err, errlen, "--socket and --tcp exclude each other");
+    if (gen->leak_era >= gen->eras)
+        return fail(err, errlen, "--leak-era %u must be smaller than --eras %u", gen->leak_era,
+                    gen->eras);
+    return 0;
+}

@@ -1,0 +1,32 @@
+/* Command line of heapscope-debuggee, parsed apart from main.c so it can be
+ * tested without the generator. */
+#ifndef SYNTH_SERVER_CLI_H
+#define SYNTH_SERVER_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "synth_gen.h"
+
+typedef struct synth_cli {
+    const char *socket_path;     /* --socket PATH, NULL = default (§3.1) */
+    const char *tcp;             /* --tcp HOST:PORT, NULL = unix socket */
+    const char *plan_path;       /* --plan FILE ("-" = stdout), NULL = none */
+    bool plan_only;              /* --plan-only */
+    uint64_t max_connections;    /* --max-connections N, 0 = no limit */
+    int64_t self_pause_after_ms; /* --self-pause-after MS, -1 = never */
+    bool help;                   /* --help: print usage, exit 0 */
+} synth_cli;
+
+/* Parses argv[1..]. gen must hold the defaults already (the generator's
+ * synth_options_default); options override them. Returns 0, or -1 with a
+ * message in err (a usage error: exit status 2). Options take their value
+ * as the next argument or after '='. */
+int synth_cli_parse(int argc, char **argv, synth_cli *cli, synth_options *gen, char *err,
+                    size_t errlen);
+
+/* The --help text. */
+const char *synth_cli_usage(void);
+
+#endif

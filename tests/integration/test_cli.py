@@ -1,0 +1,120 @@
+"""Whole-binary tests of the heapscope command line (run by meson test)."""
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+HEAPSCOPE = sys.argv.pop(1)
+DEBUGGEE = os.environ["HEAPSCOPE_DEBUGGEE"]
+
+
+def run(*args, timeout=120):
+    return subprocess.run([HEAPSCOPE, *args], capture_output=True, text=True, timeout=timeout)
+
+
+class Debuggee:
+    """heapscope-debuggee on a private socket, for the length of a with-block."""
+
+    def __init__(self, *args):
+        self.dir = tempfile.TemporaryDirectory()
+        self.socket = os.path.join(self.dir.name, "d.sock")
+        self.args = args
+
+    def __enter__(self):
+        self.proc = subprocess.Popen([DEBUGGEE, "--socket", self.socket, *self.args],
+                                     stderr=subprocess.PIPE, text=True)
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            try:
+                with socket.socket(socket.AF_UNIX) as s:
+                    s.connect(self.socket)
+                return self
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError("debuggee did not start")
+
+    def __exit__(self, *exc):
+        self.proc.terminate()
+        self.proc.wait(timeout=10)
+        self.proc.stderr.close()
+        self.dir.cleanup()
+
+
+class Cli(unittest.TestCase):
+    def test_help(self):
+        r = run("--help")
+        self.assertEqual(r.returncode, 0)
+        self.assertIn("Usage: heapscope", r.stdout)
+        self.assertIn("--demo", r.stdout)
+        self.assertIn("info TARGET", r.stdout)
+
+    def test_version(self):
+        r = run("--version")
+        self.assertEqual(r.returncode, 0)
+        self.assertRegex(r.stdout, r"^heapscope \d+\.\d+\.\d+\n$")
+
+    def test_usage_errors_exit_2(self):
+        self.assertEqual(run().returncode, 2)
+        r = run("frobnicate")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("unknown command 'frobnicate'", r.stderr)
+        r = run("info")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("usage: heapscope info TARGET", r.stderr)
+        r = run("--timeout", "soon", "info", "x")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--timeout", r.stderr)
+
+    def test_missing_socket_is_a_clear_error(self):
+        r = run("info", "/nonexistent/heapscope/socket")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("/nonexistent/heapscope/socket", r.stderr)
+        self.assertNotIn("Segmentation", r.stderr)
+
+    def test_stale_socket_is_a_clear_error(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "stale.sock")
+            s = socket.socket(socket.AF_UNIX)
+            s.bind(path)
+            s.close()  # the file stays, nothing listens
+            r = run("info", path)
+            self.assertEqual(r.returncode, 1)
+            self.assertIn("refused", r.stderr)
+
+    def test_info_json(self):
+        with Debuggee("--closures", "1000", "--profiled") as d:
+            r = run("info", d.socket, "--json")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            info = json.loads(r.stdout)
+            self.assertEqual(info["ghc_version"], "9.10.1")
+            self.assertEqual(info["profiling"], "era")
+            self.assertEqual(info["profiling_mode"], 4)
+            self.assertTrue(info["tables_next_to_code"])
+            self.assertEqual(info["target"], d.socket)
+
+    def test_info_text_non_profiled(self):
+        with Debuggee("--closures", "1000") as d:
+            r = run("info", d.socket)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertRegex(r.stdout, r"ghc\s+9\.10\.1")
+            self.assertRegex(r.stdout, r"profiling\s+none")
+
+    def test_demo(self):
+        r = run("--demo", timeout=300)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        m = re.search(r"socket (\S+)", r.stdout)
+        self.assertIsNotNone(m, r.stdout)
+        self.assertFalse(os.path.exists(m.group(1)), "the demo debuggee is cleaned up")
+        self.assertIn("GHC 9.10.1, profiling: era", r.stdout)
+        self.assertRegex(r.stdout, r"GC roots \(\d+, first \d+ shown\)")
+        self.assertRegex(r.stdout, r"0x42[0-9a-f]+ +TSO")
+        self.assertRegex(r.stdout, r"Saved objects \(\d+\)")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

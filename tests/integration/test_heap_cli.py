@@ -1,0 +1,210 @@
+"""heapscope roots / show / census against the synthetic debuggee, checked
+against what its generator says it planted (run by meson test)."""
+import json
+import os
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(__file__))
+from test_cli import Debuggee, run  # noqa: E402  (same helpers, same binary)
+
+CONSTRUCTOR_TYPES = {"CONSTR", "CONSTR_1_0", "CONSTR_0_1", "CONSTR_2_0", "CONSTR_1_1",
+                     "CONSTR_0_2", "CONSTR_NOCAF"}
+
+
+class PlantedHeap(unittest.TestCase):
+    """One profiled debuggee with a planted leak, shared by the tests."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        plan_path = os.path.join(cls.tmp.name, "plan.json")
+        cls.debuggee = Debuggee("--closures", "30000", "--profiled", "--eras", "6",
+                                "--leak-count", "700", "--leak-era", "2", "--seed", "5",
+                                "--plan", plan_path)
+        cls.debuggee.__enter__()
+        with open(plan_path) as f:
+            cls.plan = json.load(f)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.debuggee.__exit__(None, None, None)
+        cls.tmp.cleanup()
+
+    def heapscope_json(self, command, *args):
+        r = run(command, self.debuggee.socket, *args, "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return json.loads(r.stdout)
+
+    def census(self, by):
+        return self.heapscope_json("census", "--by", by)
+
+    def test_census_by_constructor_matches_plan(self):
+        census = self.census("constructor")
+        rows = {r["key"]: r for r in census["rows"]}
+        planted = self.plan["by_constructor"]
+        self.assertIn("main:Main:Leak", rows)
+        for key, want in planted.items():
+            self.assertIn(key, rows, key)
+            self.assertEqual(rows[key]["count"], want["count"], key)
+            self.assertEqual(rows[key]["bytes"], want["bytes"], key)
+        leak = rows["main:Main:Leak"]
+        self.assertEqual(leak["count"], 700)
+        self.assertEqual(leak["count"], self.plan["leak"]["count"])
+        self.assertEqual(leak["bytes"], self.plan["leak"]["bytes"])
+        # non-constructors are keyed by their type, with the plan's counts
+        for key, want in self.plan["by_type"].items():
+            if key not in CONSTRUCTOR_TYPES:
+                self.assertEqual(rows[key]["count"], want["count"], key)
+        byte_counts = [r["bytes"] for r in census["rows"]]
+        self.assertEqual(byte_counts, sorted(byte_counts, reverse=True))
+
+    def test_census_totals_match_plan(self):
+        census = self.census("type")
+        self.assertEqual(census["total_count"], self.plan["reachable"]["count"])
+        self.assertEqual(census["total_bytes"], self.plan["reachable"]["bytes"])
+        rows = {r["key"]: r for r in census["rows"]}
+        # the plan's by_type holds the closures that are not constructors
+        for key, want in self.plan["by_type"].items():
+            self.assertEqual(rows[key]["count"], want["count"], key)
+            self.assertEqual(rows[key]["bytes"], want["bytes"], key)
+        self.assertEqual(set(rows) - CONSTRUCTOR_TYPES, set(self.plan["by_type"]))
+        constructors = sum(rows[k]["count"] for k in CONSTRUCTOR_TYPES if k in rows)
+        self.assertEqual(constructors, sum(v["count"] for v in self.plan["by_constructor"].values()))
+
+    def test_census_by_era_matches_plan(self):
+        census = self.census("era")
+        rows = {r["key"]: r for r in census["rows"]}
+        for era, want in self.plan["by_era"].items():
+            self.assertEqual(rows[era]["count"], want["count"], era)
+            self.assertEqual(rows[era]["bytes"], want["bytes"], era)
+
+    def test_census_by_source_names_the_thunk_location(self):
+        census = self.census("source")
+        keys = {r["key"] for r in census["rows"]}
+        thunk = [p for p in self.plan["leak"]["path"] if p["type"].startswith("THUNK")][0]
+        self.assertIn(thunk["location"], keys)
+        self.assertEqual(sum(r["count"] for r in census["rows"]), self.plan["reachable"]["count"])
+
+    def test_census_text_top(self):
+        r = run("census", self.debuggee.socket, "--by", "constructor", "--top", "3")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        self.assertTrue(lines[0].startswith("census by constructor: "))
+        self.assertEqual(len(lines), 2 + 3 + 1)  # title, header, 3 rows, "more rows"
+        self.assertIn("more rows", lines[-1])
+
+    def test_roots_lists_threads_and_saved_objects(self):
+        roots = self.heapscope_json("roots")
+        self.assertGreater(len(roots["roots"]), 0)
+        self.assertEqual(roots["roots"][0]["type"], "TSO")
+        addresses = {int(r["address"], 16) for r in roots["roots"]}
+        self.assertIn(int(self.plan["leak"]["root"], 16) & ~7, addresses)
+        for r in roots["roots"] + roots["saved_objects"]:
+            self.assertIn("label", r)
+            self.assertGreater(r["size"], 0)
+            self.assertIn("era", r)  # profiled with eras
+
+    def test_show_prints_the_planted_chain(self):
+        path = self.plan["leak"]["path"]
+        root = path[0]["address"]
+        r = run("show", self.debuggee.socket, root, "--depth", str(len(path) - 1))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        self.assertTrue(lines[0].startswith(root + "  TSO"), lines[0])
+        for step in path:
+            self.assertTrue(any(step["address"] in line for line in lines), step)
+        thunk = [p for p in path if p["type"].startswith("THUNK")][0]
+        thunk_line = [l for l in lines if thunk["address"] + "  THUNK" in l]
+        self.assertTrue(thunk_line, r.stdout)
+        self.assertIn(thunk["location"], thunk_line[0])
+        self.assertIn("era %d" % thunk["era"], thunk_line[0])
+        leak_line = [l for l in lines if path[-1]["address"] + "  CONSTR" in l]
+        self.assertTrue(leak_line and "Leak " in leak_line[0], r.stdout)
+
+    def test_show_json_nests_children(self):
+        path = self.plan["leak"]["path"]
+        tree = self.heapscope_json("show", path[0]["address"], "--depth", str(len(path) - 1))
+        self.assertIsNone(tree["edge"])
+        self.assertEqual(tree["closure"]["address"], path[0]["address"])
+        node = tree
+        for step in path[1:]:  # follow the planted chain through the children
+            node = next(c for c in node["children"] if c.get("closure", {}).get("address") == step["address"])
+            self.assertTrue(node["edge"])
+        self.assertEqual(node["closure"]["constructor"]["name"], self.plan["leak"]["constructor"])
+
+    def test_show_bad_address(self):
+        r = run("show", self.debuggee.socket, "banana")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("not a closure address", r.stderr)
+
+    def test_census_by_bad_kind(self):
+        r = run("census", self.debuggee.socket, "--by", "colour")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--by wants", r.stderr)
+
+    def test_option_for_another_command_is_refused(self):
+        r = run("roots", self.debuggee.socket, "--depth", "3")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--depth does not apply to 'roots'", r.stderr)
+
+    def raw_status(self, command):
+        """Sends one payload-less request; returns the final frame's status."""
+        with socket.socket(socket.AF_UNIX) as s:
+            s.connect(self.debuggee.socket)
+            s.sendall(struct.pack(">II", 4, command))
+            while True:
+                length, status = struct.unpack(">IH", recv_exact(s, 6))
+                recv_exact(s, length)
+                if status != 1:
+                    return status
+
+    def test_commands_restore_the_pause_state(self):
+        ROOTS, RESUME, NOT_PAUSED = 4, 3, 0x0102
+        self.assertEqual(run("census", self.debuggee.socket).returncode, 0)
+        self.assertEqual(self.raw_status(ROOTS), NOT_PAUSED, "census resumed the debuggee")
+        r = run("roots", self.debuggee.socket, "--leave-paused")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.raw_status(ROOTS), 0, "--leave-paused left it paused")
+        r = run("census", self.debuggee.socket, "--top", "1")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.raw_status(ROOTS), 0, "found paused, so left paused")
+        self.assertEqual(self.raw_status(RESUME), 0)
+
+
+def recv_exact(sock, n):
+    data = b""
+    while len(data) < n:
+        chunk = sock.recv(n - len(data))
+        if not chunk:
+            raise EOFError("debuggee closed the connection")
+        data += chunk
+    return data
+
+
+class NonProfiled(unittest.TestCase):
+    def test_census_by_era_needs_era_profiling(self):
+        with Debuggee("--closures", "2000") as d:
+            r = run("census", d.socket, "--by", "era")
+            self.assertEqual(r.returncode, 1)
+            self.assertIn("era profiling", r.stderr)
+
+    def test_census_matches_plan_non_profiled(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            plan_path = os.path.join(tmp, "plan.json")
+            with Debuggee("--closures", "20000", "--seed", "9", "--plan", plan_path) as d:
+                with open(plan_path) as f:
+                    plan = json.load(f)
+                r = run("census", d.socket, "--json")
+                self.assertEqual(r.returncode, 0, r.stderr)
+                census = json.loads(r.stdout)
+                self.assertEqual(census["total_count"], plan["reachable"]["count"])
+                self.assertEqual(census["total_bytes"], plan["reachable"]["bytes"])
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

@@ -1,0 +1,95 @@
+/* Command line of heapscope-debuggee (synth_server_cli.c). */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "synth_server_cli.h"
+
+static synth_options defaults(void) {
+    return (synth_options){.closures = 10000, .eras = 5, .leak_constructor = "Leak",
+                           .leak_count = 1000, .leak_era = 1, .seed = 1};
+}
+
+static synth_cli CLI;
+static synth_options GEN;
+static char ERR[512];
+
+#define ARGV(...) ((char *[]){"heapscope-debuggee", __VA_ARGS__, NULL})
+#define ARGC(...) ((int)(sizeof((char *[]){"heapscope-debuggee", __VA_ARGS__}) / sizeof(char *)))
+#define PARSE(...) (GEN = defaults(), synth_cli_parse(ARGC(__VA_ARGS__), ARGV(__VA_ARGS__), &CLI, &GEN, ERR, sizeof ERR))
+
+static void fails_with(int rc, const char *needle) {
+    cr_assert_eq(rc, -1, "accepted");
+    cr_assert(strstr(ERR, needle) != NULL, "message '%s' lacks '%s'", ERR, needle);
+}
+
+Test(cli, no_options_keep_the_defaults) {
+    char *argv[] = {"heapscope-debuggee", NULL};
+    GEN = defaults();
+    cr_assert_eq(synth_cli_parse(1, argv, &CLI, &GEN, ERR, sizeof ERR), 0, "%s", ERR);
+    cr_assert_eq(GEN.closures, 10000);
+    cr_assert_eq(GEN.eras, 5);
+    cr_assert(!GEN.profiled);
+    cr_assert_str_eq(GEN.leak_constructor, "Leak");
+    cr_assert_null(CLI.socket_path);
+    cr_assert_null(CLI.tcp);
+    cr_assert_null(CLI.plan_path);
+    cr_assert(!CLI.plan_only && !CLI.help);
+    cr_assert_eq(CLI.max_connections, 0);
+    cr_assert_eq(CLI.self_pause_after_ms, -1);
+}
+
+Test(cli, every_option) {
+    cr_assert_eq(PARSE("--socket", "/tmp/s", "--closures", "500", "--eras", "7", "--profiled",
+                       "--leak-constructor", "Cache", "--leak-count", "42", "--leak-era", "3",
+                       "--seed", "18446744073709551615", "--plan", "-", "--plan-only",
+                       "--max-connections", "2", "--self-pause-after", "250"),
+                 0, "%s", ERR);
+    cr_assert_str_eq(CLI.socket_path, "/tmp/s");
+    cr_assert_eq(GEN.closures, 500);
+    cr_assert_eq(GEN.eras, 7);
+    cr_assert(GEN.profiled);
+    cr_assert_str_eq(GEN.leak_constructor, "Cache");
+    cr_assert_eq(GEN.leak_count, 42);
+    cr_assert_eq(GEN.leak_era, 3);
+    cr_assert_eq(GEN.seed, UINT64_MAX);
+    cr_assert_str_eq(CLI.plan_path, "-");
+    cr_assert(CLI.plan_only);
+    cr_assert_eq(CLI.max_connections, 2);
+    cr_assert_eq(CLI.self_pause_after_ms, 250);
+}
+
+Test(cli, equals_form_and_tcp) {
+    cr_assert_eq(PARSE("--tcp=127.0.0.1:0", "--closures=7", "--leak-count=0"), 0, "%s", ERR);
+    cr_assert_str_eq(CLI.tcp, "127.0.0.1:0");
+    cr_assert_eq(GEN.closures, 7);
+    cr_assert_eq(GEN.leak_count, 0);
+}
+
+Test(cli, help) {
+    cr_assert_eq(PARSE("--help"), 0);
+    cr_assert(CLI.help);
+    cr_assert(strstr(synth_cli_usage(), "--self-pause-after MS") != NULL);
+}
+
+Test(cli, usage_errors) {
+    fails_with(PARSE("--bogus"), "unknown option '--bogus'");
+    fails_with(PARSE("--closures"), "--closures needs a value");
+    fails_with(PARSE("--closures", "12k"), "'12k' is not a number");
+    fails_with(PARSE("--closures", "-5"), "'-5' is not a number");
+    fails_with(PARSE("--closures", " 5"), "is not a number");
+    fails_with(PARSE("--closures", "0"), "out of range");
+    fails_with(PARSE("--closures", "99999999999999999999999"), "out of range");
+    fails_with(PARSE("--eras", "0"), "out of range");
+    fails_with(PARSE("--seed", ""), "is not a number");
+    fails_with(PARSE("--max-connections", "0"), "out of range");
+    fails_with(PARSE("--self-pause-after", "86400001"), "out of range");
+    fails_with(PARSE("--leak-era", "0"), "out of range");
+    fails_with(PARSE("--eras", "3", "--leak-era", "3"), "--leak-era 3 must be smaller than --eras 3");
+    fails_with(PARSE("--eras", "1"), "must be smaller");
+    fails_with(PARSE("--socket", "/a", "--tcp", "127.0.0.1:1"), "exclude each other");
+    fails_with(PARSE("--socket", ""), "empty");
+    fails_with(PARSE("--plan="), "empty");
+    fails_with(PARSE("--leak-constructor", "Main.Leak"), "not a constructor name");
+    fails_with(PARSE("--leak-constructor", ""), "not a constructor name");
+    fails_with(PARSE("--closuresx", "1"), "unknown option");
+}
