@@ -1,5 +1,5 @@
-/* Questions asked of a paused heap: traversal, census (and, later,
- * retainer search and filters). Spec: retainers-and-eras.md. */
+/* Questions asked of a paused heap: traversal, census, retainer search,
+ * filters and era ranges. Spec: retainers-and-eras.md. */
 #ifndef HEAPSCOPE_QUERY_H
 #define HEAPSCOPE_QUERY_H
 
@@ -27,12 +27,32 @@ typedef query_action (*query_visit_fn)(void *ctx, heap *h, const heap_closure *c
  * return false to cancel (the traversal then fails with "cancelled"). */
 typedef bool (*query_progress_fn)(void *ctx, uint64_t visited);
 
+/* How a parent-recording traversal reached the closure being visited:
+ * valid only during the visit call. */
+typedef struct query_trail query_trail;
+
+/* The visitor of a parent-recording traversal. */
+typedef query_action (*query_visit_trail_fn)(void *ctx, heap *h, const heap_closure *c,
+                                             const query_trail *trail);
+
 typedef struct query_traversal {
     query_visit_fn visit;
     void *ctx;
     query_progress_fn progress; /* optional */
     void *progress_ctx;
+    /* Optional, replaces visit: the traversal then also records, for every
+     * closure it queues, the closure it was first reached from (4 bytes per
+     * closure, and the queue is kept: 12 bytes per visited closure in all),
+     * so the visitor can ask for a shortest path from the start set. */
+    query_visit_trail_fn visit_trail;
 } query_traversal;
+
+/* Edges from the start set to the closure being visited (0 at a start). */
+uint32_t query_trail_depth(const query_trail *t);
+/* The addresses of the path start -> ... -> the visited closure, start
+ * first: query_trail_depth + 1 of them. Writes them when cap is enough
+ * and returns how many there are (so a short buffer can be resized). */
+size_t query_trail_path(const query_trail *t, uint64_t *out, size_t cap);
 
 typedef struct query_traversal_stats {
     uint64_t visited;     /* closures visited */
@@ -52,6 +72,124 @@ typedef struct query_traversal_stats {
 hs_status query_traverse(heap *h, const uint64_t *starts, size_t n_starts,
                          const query_traversal *t, query_traversal_stats *stats,
                          hs_error *err);
+
+/* ---- era ranges (retainers-and-eras.md §4.5) -------------------------- */
+
+typedef struct query_era_range {
+    uint64_t lo, hi; /* inclusive */
+} query_era_range;
+
+/* "N", "A-B", "A-", "-B" or "-" (spaces around a number allowed; decimal
+ * or 0x hex). A malformed range, or one that starts after it ends, is an
+ * HS_ERR_USAGE error saying what is wrong. */
+hs_status query_era_range_parse(const char *text, query_era_range *out, hs_error *err);
+/* "N" when lo = hi, "[A,B]", or "[A,∞)" when hi is the largest era. */
+void query_era_range_format(query_era_range r, char *buf, size_t cap);
+
+/* ---- filters (retainers-and-eras.md §4) -------------------------------- */
+
+typedef enum query_filter_kind {
+    QUERY_FILTER_CONSTRUCTOR,       /* constructor name matches a PCRE2 regex */
+    QUERY_FILTER_EXACT,             /* constructor name equals the text */
+    QUERY_FILTER_CLOSURE_NAME,      /* IPE info-table name equals the text */
+    QUERY_FILTER_ADDRESS,           /* closure address, "0x…" (untagged) */
+    QUERY_FILTER_INFO,              /* info-table pointer, "0x…" */
+    QUERY_FILTER_TYPE,              /* closure type name, e.g. THUNK_2_0 */
+    QUERY_FILTER_MIN_SIZE,          /* size in bytes at least N */
+    QUERY_FILTER_ERA,               /* era in a range (era profiling only) */
+    QUERY_FILTER_COST_CENTRE,       /* header CCS under the cost centre with id N (profiled) */
+    QUERY_FILTER_KIND_COUNT
+} query_filter_kind;
+
+/* An ordered list of filters, ANDed front to back with short-circuit.
+ * Each filter's result is its predicate XOR its invert flag, except that
+ * constructor filters (regex and exact) are false for every closure that
+ * is not a constructor, and closure-name filters false for every closure
+ * without IPE data, inverted or not (the reference's rule, §4.1). */
+typedef struct query_filters query_filters;
+
+hs_status query_filters_new(query_filters **out, hs_error *err);
+void query_filters_free(query_filters *f);
+/* Parses text for kind (a regex is compiled here, once, with JIT when
+ * available) and appends the filter. On error (HS_ERR_USAGE, with the
+ * offset in the pattern for a bad regex) nothing is added. */
+hs_status query_filters_add(query_filters *f, query_filter_kind kind, const char *text,
+                            bool invert, hs_error *err);
+size_t query_filters_count(const query_filters *f);
+/* Filter i as the TUI's filter list shows it: "Constructor name Leak",
+ * "!Era range [2,∞)", "Closure type THUNK". */
+void query_filters_describe(const query_filters *f, size_t i, char *buf, size_t cap);
+/* "constructor", "exact", "closure-name", "address", "info", "type",
+ * "min-size", "era", "cost-centre": the option names of the kinds. */
+const char *query_filter_kind_name(query_filter_kind kind);
+
+/* Checks the filters against the debuggee and computes what they need:
+ * an era filter wants era profiling (+RTS -he), a cost-centre filter a
+ * profiled RTS (else HS_ERR_USAGE); a cost-centre filter's set of cost-
+ * centre stacks is computed here (§4.6). Once per heap, before matching. */
+hs_status query_filters_prepare(query_filters *f, heap *h, hs_error *err);
+/* The AND of the filters for c (true when there are none). May send
+ * SOURCE_INFO requests (closure-name filters; each info table once). */
+hs_status query_filters_match(query_filters *f, heap *h, const heap_closure *c, bool *out,
+                              hs_error *err);
+
+/* ---- retainer search (retainers-and-eras.md §3) ------------------------ */
+
+/* One closure on a path from the start set to a match. */
+typedef struct query_step {
+    uint64_t addr;
+    uint64_t info_ptr;
+    const heap_info *info;       /* its info table (constructor names), or NULL */
+    uint32_t type;               /* closure type */
+    uint32_t size;               /* bytes */
+    const char *edge;            /* the field of the previous step that holds this one
+                                    ("Field 0", "Frame 2 Pointer"); NULL on the first step */
+    const char *label;           /* closure text (§6.2) */
+    const wire_source_info *ipe; /* source location of its info table, or NULL */
+    bool has_era;                /* era profiling: era is the header's era */
+    uint64_t era;
+    bool newer_retains_older;    /* the previous step is of a newer era than this one
+                                    (era 0, static closures, is no era and never flagged) */
+} query_step;
+
+typedef struct query_match {
+    uint64_t number;          /* 1, 2, ... in discovery (breadth-first) order */
+    uint32_t depth;           /* edges from the start set: the shortest path's length */
+    bool from_saved_object;   /* the path starts at a saved object, not a GC root */
+    const query_step *steps;  /* start first, the match last; just the match without paths */
+    size_t n_steps;
+    size_t n_newer_retains_older;
+} query_match;
+
+/* Gets each match as it is found; m is valid only during the call.
+ * Return false to stop the search (not an error). */
+typedef bool (*query_match_fn)(void *ctx, heap *h, const query_match *m);
+
+typedef struct query_search {
+    query_filters *filters;     /* NULL or empty: every closure matches */
+    uint64_t limit;             /* stop after this many matches; 0 = no limit */
+    bool paths;                 /* report each match's shortest path (retainers), else
+                                   only the match (find) */
+    query_match_fn on_match;
+    void *ctx;
+    query_progress_fn progress; /* optional: progress and cancel */
+    void *progress_ctx;
+} query_search;
+
+typedef struct query_search_stats {
+    uint64_t matches;
+    bool limit_reached;         /* stopped at the limit: there may be more */
+    query_traversal_stats traversal;
+} query_search_stats;
+
+/* Breadth-first from the GC roots, then the saved objects, so every
+ * match's path is a shortest one (ghc-debug reports the first path its
+ * depth-first walk meets). WEAK closures never match and their children
+ * are not visited through them (§3). Matches are reported in discovery
+ * order; a match below another match is reported too. Prepares the
+ * filters (query_filters_prepare) first. */
+hs_status query_search_run(heap *h, const query_search *s, query_search_stats *stats,
+                           hs_error *err);
 
 /* ---- census ---------------------------------------------------------- */
 

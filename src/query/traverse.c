@@ -4,7 +4,12 @@
  * tables are fetched in batched requests, then each closure is decoded,
  * shown to the visitor, and its unvisited children queued for the next
  * level. Visited heap closures cost one bit per heap word; closures
- * outside the blocks go into a hash set. */
+ * outside the blocks go into a hash set.
+ *
+ * With trails (query_traversal.visit_trail) the queue is never reset:
+ * a closure's position in it is its id, and parents[id] is the id of the
+ * closure it was first reached from, so a path back to the start set is
+ * a walk up the parents; the level being visited is a range of the queue. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,22 +74,74 @@ static bool addr_push(addr_list *l, uint64_t a) {
     return true;
 }
 
+/* Ids of a trail traversal are 32-bit queue positions. */
+#define NO_PARENT UINT32_MAX
+
 typedef struct walk {
     heap *h;
     const query_traversal *t;
     query_traversal_stats *stats;
     visited_set visited;
-    addr_list next;      /* the next level */
-    addr_list deferred;  /* closures whose bytes or info table are not here yet */
+    addr_list queue;     /* this level; with trails, every closure queued so far */
+    addr_list next;      /* the next level (without trails) */
+    uint32_t *parents;   /* with trails: parents[id], NO_PARENT for a start */
+    size_t parents_cap;
+    addr_list deferred;  /* queue positions of closures whose bytes or info table are not here yet */
     addr_list infos;     /* info pointers to fetch in one batch */
     heap_closure c;
     bool stop;
 } walk;
 
-/* Decodes one closure, shows it to the visitor and queues its new children.
- * A closure that makes no sense is counted and skipped. */
-static hs_status visit_one(walk *w, uint64_t addr, const uint8_t *bytes, size_t len,
+struct query_trail {
+    const walk *w;
+    uint32_t id;
+    uint32_t depth;
+};
+
+uint32_t query_trail_depth(const query_trail *t) {
+    return t->depth;
+}
+
+size_t query_trail_path(const query_trail *t, uint64_t *out, size_t cap) {
+    size_t n = (size_t)t->depth + 1;
+    if (cap < n)
+        return n;
+    uint32_t id = t->id;
+    for (size_t i = n; i-- > 0; id = t->w->parents[id])
+        out[i] = t->w->queue.items[id];
+    return n;
+}
+
+static hs_status nomem(hs_error *err) {
+    return hs_fail(err, HS_ERR_NOMEM, "out of memory");
+}
+
+/* Queues a newly seen closure with its parent (trails) or for the next level. */
+static hs_status queue_child(walk *w, uint64_t addr, uint32_t parent, hs_error *err) {
+    if (!w->parents)
+        return addr_push(&w->next, addr) ? HS_OK : nomem(err);
+    if (w->queue.count >= NO_PARENT)
+        return hs_fail(err, HS_ERR_TOO_LARGE, "more than %u closures: too many to record paths",
+                       NO_PARENT - 1);
+    if (!addr_push(&w->queue, addr))
+        return nomem(err);
+    if (w->queue.count > w->parents_cap) {
+        uint32_t *p = realloc(w->parents, w->queue.cap * sizeof *p);
+        if (!p)
+            return nomem(err);
+        w->parents = p;
+        w->parents_cap = w->queue.cap;
+    }
+    w->parents[w->queue.count - 1] = parent;
+    return HS_OK;
+}
+
+/* Decodes the closure at queue position id, shows it to the visitor and
+ * queues its new children. A closure that makes no sense is counted and
+ * skipped. */
+static hs_status visit_one(walk *w, uint32_t id, const uint8_t *bytes, size_t len,
                            const heap_info *info, uint32_t depth, hs_error *err) {
+    uint64_t addr = w->queue.items[id];
     hs_error problem; /* written only on failure: zeroing 516 bytes per closure costs */
     hs_status st = info ? heap_decode_known(w->h, addr, bytes, len, info, &w->c, &problem)
                         : heap_decode(w->h, addr, &w->c, &problem);
@@ -100,15 +157,23 @@ static hs_status visit_one(walk *w, uint64_t addr, const uint8_t *bytes, size_t 
     }
     w->stats->visited++;
     w->stats->bytes += w->c.size;
-    query_action act = w->t->visit ? w->t->visit(w->t->ctx, w->h, &w->c, depth) : QUERY_CONTINUE;
+    query_action act = QUERY_CONTINUE;
+    if (w->t->visit_trail) {
+        query_trail trail = {w, id, depth};
+        act = w->t->visit_trail(w->t->ctx, w->h, &w->c, &trail);
+    } else if (w->t->visit) {
+        act = w->t->visit(w->t->ctx, w->h, &w->c, depth);
+    }
     if (act == QUERY_STOP)
         w->stop = true;
     if (act != QUERY_CONTINUE)
         return HS_OK;
     for (size_t e = 0; e < w->c.n_edges; e++) {
         int fresh = visited_add(&w->visited, w->c.edges[e].addr);
-        if (fresh < 0 || (fresh > 0 && !addr_push(&w->next, w->c.edges[e].addr)))
-            return hs_fail(err, HS_ERR_NOMEM, "out of memory");
+        if (fresh < 0)
+            return nomem(err);
+        if (fresh > 0 && (st = queue_child(w, w->c.edges[e].addr, id, err)) != HS_OK)
+            return st;
     }
     return HS_OK;
 }
@@ -123,18 +188,24 @@ static hs_status visit_one(walk *w, uint64_t addr, const uint8_t *bytes, size_t 
  * batched CLOSURES requests, then their new info tables in batched
  * INFO_TABLES requests, then each is visited. */
 static hs_status visit_deferred(walk *w, uint32_t depth, hs_error *err) {
-    hs_status st = heap_prefetch_statics(w->h, w->deferred.items, w->deferred.count, err);
+    hs_status st;
+    w->infos.count = 0; /* first holds the deferred addresses, then the info pointers */
+    for (size_t i = 0; i < w->deferred.count; i++)
+        if (!addr_push(&w->infos, w->queue.items[w->deferred.items[i]]))
+            return nomem(err);
+    st = heap_prefetch_statics(w->h, w->infos.items, w->infos.count, err);
+    w->infos.count = 0;
     for (size_t i = 0; st == HS_OK && i < w->deferred.count; i++) {
         size_t len;
-        const uint8_t *bytes = heap_memory_cached(w->h, w->deferred.items[i], &len);
+        const uint8_t *bytes = heap_memory_cached(w->h, w->queue.items[w->deferred.items[i]], &len);
         uint64_t info_ptr = bytes ? hs_load_le64(bytes) : 0;
         if (info_ptr && !heap_info_cached(w->h, info_ptr) && !addr_push(&w->infos, info_ptr))
-            st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
+            st = nomem(err);
     }
     if (st == HS_OK && w->infos.count > 0)
         st = heap_info_prefetch(w->h, w->infos.items, w->infos.count, err);
     for (size_t i = 0; st == HS_OK && i < w->deferred.count && !w->stop; i++)
-        st = visit_one(w, w->deferred.items[i], NULL, 0, NULL, depth, err);
+        st = visit_one(w, (uint32_t)w->deferred.items[i], NULL, 0, NULL, depth, err);
     return st;
 }
 
@@ -143,31 +214,34 @@ typedef struct ahead {
     size_t len;
 } ahead;
 
-static hs_status visit_level(walk *w, const addr_list *level, uint32_t depth, hs_error *err) {
+/* Visits queue positions [lo, hi): one level. With trails, children are
+ * appended to the same queue, so its items are re-read, never cached. */
+static hs_status visit_level(walk *w, size_t lo, size_t hi, uint32_t depth, hs_error *err) {
     w->deferred.count = w->infos.count = 0;
     hs_status st = HS_OK;
     ahead ring[PREFETCH_DISTANCE]; /* bytes of the closures prefetched ahead */
-    for (size_t i = 0; i < PREFETCH_DISTANCE && i < level->count; i++) {
-        ring[i].bytes = heap_memory_cached(w->h, level->items[i], &ring[i].len);
-        if (ring[i].bytes)
-            __builtin_prefetch(ring[i].bytes);
+    for (size_t i = lo; i < lo + PREFETCH_DISTANCE && i < hi; i++) {
+        ahead *a = &ring[(i - lo) % PREFETCH_DISTANCE];
+        a->bytes = heap_memory_cached(w->h, w->queue.items[i], &a->len);
+        if (a->bytes)
+            __builtin_prefetch(a->bytes);
     }
-    for (size_t i = 0; st == HS_OK && i < level->count && !w->stop; i++) {
-        ahead cur = ring[i % PREFETCH_DISTANCE];
+    for (size_t i = lo; st == HS_OK && i < hi && !w->stop; i++) {
+        ahead cur = ring[(i - lo) % PREFETCH_DISTANCE];
         size_t k = i + PREFETCH_DISTANCE;
-        if (k < level->count) {
-            ahead *next = &ring[k % PREFETCH_DISTANCE];
-            next->bytes = heap_memory_cached(w->h, level->items[k], &next->len);
+        if (k < hi) {
+            ahead *next = &ring[(k - lo) % PREFETCH_DISTANCE];
+            next->bytes = heap_memory_cached(w->h, w->queue.items[k], &next->len);
             if (next->bytes)
                 __builtin_prefetch(next->bytes);
         }
         const heap_info *info = cur.bytes ? heap_info_lookup(w->h, hs_load_le64(cur.bytes)) : NULL;
         if (!info) { /* a static closure or an info table not here yet */
-            if (!addr_push(&w->deferred, level->items[i]))
-                st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
+            if (!addr_push(&w->deferred, i))
+                st = nomem(err);
             continue;
         }
-        st = visit_one(w, level->items[i], cur.bytes, cur.len, info, depth, err);
+        st = visit_one(w, (uint32_t)i, cur.bytes, cur.len, info, depth, err);
     }
     if (st == HS_OK && w->deferred.count > 0)
         st = visit_deferred(w, depth, err);
@@ -182,17 +256,25 @@ hs_status query_traverse(heap *h, const uint64_t *starts, size_t n_starts,
         stats = &local;
     memset(stats, 0, sizeof *stats);
     walk w = {.h = h, .t = t, .stats = stats};
-    addr_list level = {0};
     hs_status st = visited_init(&w.visited, h, err);
-
+    if (st == HS_OK && t->visit_trail) {
+        w.parents_cap = 1024;
+        w.parents = malloc(w.parents_cap * sizeof *w.parents);
+        if (!w.parents)
+            st = nomem(err);
+    }
     for (size_t i = 0; st == HS_OK && i < n_starts; i++) {
         uint64_t a = wire_untag(starts[i]);
         int fresh = a ? visited_add(&w.visited, a) : 0;
-        if (fresh < 0 || (fresh > 0 && !addr_push(&level, a)))
-            st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
+        if (fresh < 0)
+            st = nomem(err);
+        else if (fresh > 0)
+            st = t->visit_trail ? queue_child(&w, a, NO_PARENT, err)
+                                : (addr_push(&w.queue, a) ? HS_OK : nomem(err));
     }
     uint64_t next_progress = 0; /* long chains make many tiny levels: report sparingly */
-    for (uint32_t depth = 0; st == HS_OK && level.count > 0 && !w.stop; depth++) {
+    size_t lo = 0; /* the level is queue positions [lo, queue.count) */
+    for (uint32_t depth = 0; st == HS_OK && w.queue.count > lo && !w.stop; depth++) {
         if (t->progress && stats->visited >= next_progress) {
             next_progress = stats->visited + PROGRESS_EVERY;
             if (!t->progress(t->progress_ctx, stats->visited)) {
@@ -200,16 +282,22 @@ hs_status query_traverse(heap *h, const uint64_t *starts, size_t n_starts,
                 break;
             }
         }
+        size_t hi = w.queue.count;
         w.next.count = 0;
-        st = visit_level(&w, &level, depth, err);
+        st = visit_level(&w, lo, hi, depth, err);
         stats->depth = depth + 1;
-        addr_list tmp = level;
-        level = w.next;
-        w.next = tmp;
+        if (t->visit_trail) {
+            lo = hi; /* the next level was appended to the queue */
+        } else {
+            addr_list tmp = w.queue;
+            w.queue = w.next;
+            w.next = tmp;
+        }
     }
     heap_closure_free(&w.c);
-    free(level.items);
+    free(w.queue.items);
     free(w.next.items);
+    free(w.parents);
     free(w.deferred.items);
     free(w.infos.items);
     visited_free(&w.visited);

@@ -25,9 +25,10 @@
  *   }
  * }
  * Counts and bytes cover the closures reachable from the GC roots
- * (following the children of heap-layout.md §13, including stack frames but
- * never the last frame of a stack, and never stack-frame SRTs), each
- * counted once; bytes use the sizes of heap-layout.md §11.2 except AP_STACK
+ * (following the children of heap-layout.md §13, with stacks walked as GHC
+ * lays them out, per the spec README's policy: the last frame of a stack is
+ * kept, a RET_FUN frame's function and every frame's SRT are children, and
+ * a RET_BCO frame ends the walk), each counted once; bytes use the sizes of heap-layout.md §11.2 except AP_STACK
  * and BCO, whose real GHC sizes (8 * size words of payload; size words in
  * all) are used. Census keys: constructors as package:module:name,
  * everything else by closure-type name. */

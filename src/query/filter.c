@@ -1,0 +1,314 @@
+/* Filters: parsing a value per kind, preparing them for a heap, and the
+ * AND of the list, front to back, with short-circuit
+ * (retainers-and-eras.md §4). Constructor and closure-name results depend
+ * only on the info table, so they are cached per info pointer in a small
+ * direct-mapped table: the regex runs once per constructor, not once per
+ * closure. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "filter_internal.h"
+#include "heapscope/closure_type.h"
+
+#define INFO_CACHE_SLOTS 1024 /* power of two */
+
+/* Cached per-info-table outcomes. */
+enum { NOT_APPLICABLE = 1, PRED_FALSE = 2, PRED_TRUE = 3 };
+
+typedef struct info_cache {
+    uint64_t keys[INFO_CACHE_SLOTS]; /* info pointer; 0 = empty */
+    uint8_t values[INFO_CACHE_SLOTS];
+} info_cache;
+
+typedef struct query_filter {
+    query_filter_kind kind;
+    bool invert;
+    char *text;            /* as given */
+    uint64_t value;        /* address, info pointer, closure type */
+    int64_t number;        /* minimum size, cost-centre id */
+    query_era_range era;
+    query_regex *re;
+    info_cache *cache;     /* constructor, exact, closure-name */
+    u64map ccs;            /* cost centre: the selected stacks */
+} query_filter;
+
+struct query_filters {
+    query_filter *items;
+    size_t count, cap;
+};
+
+static const char *const kind_names[QUERY_FILTER_KIND_COUNT] = {
+    [QUERY_FILTER_CONSTRUCTOR] = "constructor",   [QUERY_FILTER_EXACT] = "exact",
+    [QUERY_FILTER_CLOSURE_NAME] = "closure-name", [QUERY_FILTER_ADDRESS] = "address",
+    [QUERY_FILTER_INFO] = "info",                 [QUERY_FILTER_TYPE] = "type",
+    [QUERY_FILTER_MIN_SIZE] = "min-size",         [QUERY_FILTER_ERA] = "era",
+    [QUERY_FILTER_COST_CENTRE] = "cost-centre",
+};
+
+/* The TUI's row labels (§4.3), the regex shown as a regex. */
+static const char *const row_labels[QUERY_FILTER_KIND_COUNT] = {
+    [QUERY_FILTER_CONSTRUCTOR] = "Constructor name matching",
+    [QUERY_FILTER_EXACT] = "Constructor name",
+    [QUERY_FILTER_CLOSURE_NAME] = "Constructor name (exact)",
+    [QUERY_FILTER_ADDRESS] = "Closure address",
+    [QUERY_FILTER_INFO] = "Info table address",
+    [QUERY_FILTER_TYPE] = "Closure type",
+    [QUERY_FILTER_MIN_SIZE] = "Size (lower bound)",
+    [QUERY_FILTER_ERA] = "Era range",
+    [QUERY_FILTER_COST_CENTRE] = "CC Id",
+};
+
+const char *query_filter_kind_name(query_filter_kind kind) {
+    return kind < QUERY_FILTER_KIND_COUNT ? kind_names[kind] : "unknown";
+}
+
+hs_status query_filters_new(query_filters **out, hs_error *err) {
+    *out = calloc(1, sizeof **out);
+    return *out ? HS_OK : hs_fail(err, HS_ERR_NOMEM, "out of memory");
+}
+
+static void filter_free(query_filter *q) {
+    free(q->text);
+    query_regex_free(q->re);
+    free(q->cache);
+    u64map_free(&q->ccs);
+}
+
+void query_filters_free(query_filters *f) {
+    if (!f)
+        return;
+    for (size_t i = 0; i < f->count; i++)
+        filter_free(&f->items[i]);
+    free(f->items);
+    free(f);
+}
+
+size_t query_filters_count(const query_filters *f) {
+    return f ? f->count : 0;
+}
+
+/* "A, B, C" of every closure type name, for an error message. */
+static void type_names(char *buf, size_t cap) {
+    size_t used = 0;
+    buf[0] = '\0';
+    for (uint32_t t = 1; t < HS_N_CLOSURE_TYPES && used < cap; t++) {
+        int n = snprintf(buf + used, cap - used, "%s%s", t > 1 ? ", " : "",
+                         hs_closure_type_name(t));
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+}
+
+static hs_status parse_value(query_filter *q, const char *text, hs_error *err) {
+    const char *what = kind_names[q->kind];
+    switch (q->kind) {
+    case QUERY_FILTER_CONSTRUCTOR:
+        return query_regex_compile(text, &q->re, err);
+    case QUERY_FILTER_EXACT:
+    case QUERY_FILTER_CLOSURE_NAME:
+        return HS_OK;
+    case QUERY_FILTER_ADDRESS:
+    case QUERY_FILTER_INFO:
+        if (!query_parse_hex_address(text, &q->value))
+            return hs_fail(err, HS_ERR_USAGE,
+                           "%s wants 0x followed by 1 to 16 hex digits, not '%s'", what, text);
+        if (q->kind == QUERY_FILTER_ADDRESS)
+            q->value = wire_untag(q->value);
+        return HS_OK;
+    case QUERY_FILTER_TYPE: {
+        int t = hs_closure_type_from_name(text);
+        if (t <= 0) {
+            char names[2048];
+            type_names(names, sizeof names);
+            return hs_fail(err, HS_ERR_USAGE, "unknown closure type '%s'; the types are: %s",
+                           text, names);
+        }
+        q->value = (uint64_t)t;
+        return HS_OK;
+    }
+    case QUERY_FILTER_MIN_SIZE:
+    case QUERY_FILTER_COST_CENTRE:
+        if (!query_parse_int(text, &q->number))
+            return hs_fail(err, HS_ERR_USAGE,
+                           "%s wants a whole number (decimal or 0x hex), not '%s'", what, text);
+        return HS_OK;
+    case QUERY_FILTER_ERA:
+        return query_era_range_parse(text, &q->era, err);
+    default:
+        return hs_fail(err, HS_ERR_USAGE, "unknown filter kind %d", (int)q->kind);
+    }
+}
+
+hs_status query_filters_add(query_filters *f, query_filter_kind kind, const char *text,
+                            bool invert, hs_error *err) {
+    if ((unsigned)kind >= QUERY_FILTER_KIND_COUNT)
+        return hs_fail(err, HS_ERR_USAGE, "unknown filter kind %d", (int)kind);
+    query_filter q = {.kind = kind, .invert = invert};
+    hs_status st = parse_value(&q, text, err);
+    if (st == HS_OK && !(q.text = strdup(text)))
+        st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
+    if (st == HS_OK &&
+        (kind == QUERY_FILTER_CONSTRUCTOR || kind == QUERY_FILTER_EXACT ||
+         kind == QUERY_FILTER_CLOSURE_NAME) &&
+        !(q.cache = calloc(1, sizeof *q.cache)))
+        st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
+    if (st == HS_OK && f->count == f->cap) {
+        size_t cap = f->cap ? f->cap * 2 : 8;
+        query_filter *items = realloc(f->items, cap * sizeof *items);
+        if (items) {
+            f->items = items;
+            f->cap = cap;
+        } else {
+            st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
+        }
+    }
+    if (st != HS_OK) {
+        filter_free(&q);
+        return st;
+    }
+    f->items[f->count++] = q;
+    return HS_OK;
+}
+
+void query_filters_describe(const query_filters *f, size_t i, char *buf, size_t cap) {
+    if (!f || i >= f->count) {
+        snprintf(buf, cap, "?");
+        return;
+    }
+    const query_filter *q = &f->items[i];
+    char value[64];
+    const char *shown = q->text;
+    switch (q->kind) {
+    case QUERY_FILTER_ADDRESS:
+    case QUERY_FILTER_INFO:
+        snprintf(value, sizeof value, "0x%" PRIx64, q->value);
+        shown = value;
+        break;
+    case QUERY_FILTER_MIN_SIZE:
+    case QUERY_FILTER_COST_CENTRE:
+        snprintf(value, sizeof value, "%" PRId64, q->number);
+        shown = value;
+        break;
+    case QUERY_FILTER_ERA:
+        query_era_range_format(q->era, value, sizeof value);
+        shown = value;
+        break;
+    default: break;
+    }
+    if (q->kind == QUERY_FILTER_CONSTRUCTOR)
+        snprintf(buf, cap, "%s%s /%s/", q->invert ? "!" : "", row_labels[q->kind], shown);
+    else
+        snprintf(buf, cap, "%s%s %s", q->invert ? "!" : "", row_labels[q->kind], shown);
+}
+
+hs_status query_filters_prepare(query_filters *f, heap *h, hs_error *err) {
+    uint8_t mode = heap_version(h)->prof_mode;
+    for (size_t i = 0; f && i < f->count; i++) {
+        query_filter *q = &f->items[i];
+        if (q->kind == QUERY_FILTER_ERA && mode != WIRE_PROF_ERA)
+            return hs_fail(err, HS_ERR_USAGE,
+                           "an era filter needs a debuggee with era profiling (+RTS -he); "
+                           "this one has profiling mode '%s'",
+                           mode == WIRE_PROF_NONE ? "none" : "not era");
+        if (q->kind == QUERY_FILTER_COST_CENTRE) {
+            if (mode == WIRE_PROF_NONE)
+                return hs_fail(err, HS_ERR_USAGE,
+                               "a cost-centre filter needs a profiled debuggee; this one "
+                               "is not profiled");
+            u64map_free(&q->ccs);
+            hs_status st = query_ccs_collect(h, q->number, &q->ccs, err);
+            if (st != HS_OK)
+                return st;
+        }
+    }
+    return HS_OK;
+}
+
+/* The outcome of an info-table-only filter for c's info table. */
+static hs_status info_outcome(query_filter *q, heap *h, const heap_closure *c, uint8_t *out,
+                              hs_error *err) {
+    uint64_t key = c->info_ptr;
+    size_t slot = (size_t)((key >> 3) ^ (key >> 13)) & (INFO_CACHE_SLOTS - 1);
+    if (key && q->cache->keys[slot] == key) {
+        *out = q->cache->values[slot];
+        return HS_OK;
+    }
+    uint8_t v;
+    if (q->kind == QUERY_FILTER_CLOSURE_NAME) {
+        const wire_source_info *ipe = NULL;
+        if (c->info) {
+            hs_status st = heap_info_source(h, c->info, &ipe, err);
+            if (st != HS_OK)
+                return st;
+        }
+        v = !ipe ? NOT_APPLICABLE
+                 : strcmp(ipe->name ? ipe->name : "", q->text) == 0 ? PRED_TRUE : PRED_FALSE;
+    } else {
+        const char *name = c->info && c->info->con_name ? c->info->con_name : "";
+        if (q->kind == QUERY_FILTER_EXACT) {
+            v = strcmp(name, q->text) == 0 ? PRED_TRUE : PRED_FALSE;
+        } else {
+            int m = query_regex_match(q->re, name, err);
+            if (m < 0)
+                return err ? err->status : HS_ERR_USAGE;
+            v = m ? PRED_TRUE : PRED_FALSE;
+        }
+    }
+    if (key) {
+        q->cache->keys[slot] = key;
+        q->cache->values[slot] = v;
+    }
+    *out = v;
+    return HS_OK;
+}
+
+static hs_status one(query_filter *q, heap *h, const heap_closure *c, bool *out, hs_error *err) {
+    bool pred;
+    switch (q->kind) {
+    case QUERY_FILTER_CONSTRUCTOR:
+    case QUERY_FILTER_EXACT:
+    case QUERY_FILTER_CLOSURE_NAME: {
+        if (q->kind != QUERY_FILTER_CLOSURE_NAME && !hs_closure_type_is_constructor(c->type)) {
+            *out = false; /* not a constructor: false even when inverted (§4.1) */
+            return HS_OK;
+        }
+        uint8_t v;
+        hs_status st = info_outcome(q, h, c, &v, err);
+        if (st != HS_OK)
+            return st;
+        if (v == NOT_APPLICABLE) { /* no IPE: false even when inverted (§4.1) */
+            *out = false;
+            return HS_OK;
+        }
+        pred = v == PRED_TRUE;
+        break;
+    }
+    case QUERY_FILTER_ADDRESS: pred = c->addr == q->value; break;
+    case QUERY_FILTER_INFO: pred = c->info_ptr == q->value; break;
+    case QUERY_FILTER_TYPE: pred = c->type == q->value; break;
+    case QUERY_FILTER_MIN_SIZE: pred = (int64_t)c->size >= q->number; break;
+    case QUERY_FILTER_ERA: /* no header: true (§4.5) */
+        pred = !c->prof.present || (c->prof.word >= q->era.lo && c->prof.word <= q->era.hi);
+        break;
+    case QUERY_FILTER_COST_CENTRE:
+        pred = c->prof.present && u64map_find(&q->ccs, c->prof.ccs) != NULL;
+        break;
+    default: pred = false; break;
+    }
+    *out = pred != q->invert;
+    return HS_OK;
+}
+
+hs_status query_filters_match(query_filters *f, heap *h, const heap_closure *c, bool *out,
+                              hs_error *err) {
+    *out = true;
+    for (size_t i = 0; f && i < f->count && *out; i++) {
+        hs_status st = one(&f->items[i], h, c, out, err);
+        if (st != HS_OK)
+            return st;
+    }
+    return HS_OK;
+}

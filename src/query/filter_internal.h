@@ -1,0 +1,38 @@
+/* Pieces of the filters (private to src/query). */
+#ifndef HEAPSCOPE_QUERY_FILTER_INTERNAL_H
+#define HEAPSCOPE_QUERY_FILTER_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "heapscope/query.h"
+#include "heapscope/u64map.h"
+
+/* ---- PCRE2 regex, compiled once (filter_regex.c) ---- */
+
+typedef struct query_regex query_regex;
+
+/* UTF mode (subjects that are not valid UTF-8 simply do not match where
+ * they are invalid), JIT when the library has it. A bad pattern is an
+ * HS_ERR_USAGE error naming the offset in the pattern. */
+hs_status query_regex_compile(const char *pattern, query_regex **out, hs_error *err);
+/* 1 on a match, 0 on none, or a negative status with a message in err
+ * (e.g. the match limit was hit). */
+int query_regex_match(query_regex *re, const char *subject, hs_error *err);
+void query_regex_free(query_regex *re);
+
+/* ---- numbers and addresses as the TUI reads them (filter_parse.c) ---- */
+
+/* A Haskell integer literal (§4.4): decimal or 0x hex, spaces around it,
+ * a leading '-' allowed. False when malformed or out of range. */
+bool query_parse_int(const char *text, int64_t *out);
+/* "0x" followed by 1 to 16 hex digits, the whole text. */
+bool query_parse_hex_address(const char *text, uint64_t *out);
+
+/* ---- the cost-centre stacks under a cost centre (filter_ccs.c) ---- */
+
+/* Adds to set every CCS that §4.6 selects for cost-centre id `wanted`,
+ * starting at CCS_MAIN. */
+hs_status query_ccs_collect(heap *h, int64_t wanted, u64map *set, hs_error *err);
+
+#endif
