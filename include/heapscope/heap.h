@@ -63,6 +63,12 @@ typedef struct heap heap;
 /* Fetches VERSION, ROOTS, SAVED_OBJECTS and ALL_BLOCKS and indexes the
  * blocks. The source must stay valid until heap_free. */
 hs_status heap_open(heap_source src, heap **out, hs_error *err);
+/* After a resume and a new pause: drops everything read from the heap
+ * (roots, saved objects, blocks, static closures) and fetches it again,
+ * keeping what is immutable for the life of the process (info tables, SRT
+ * answers, constructor descriptions, source locations, RET_BIG and function
+ * bitmaps). On failure the heap is empty but still valid for another try. */
+hs_status heap_refresh(heap *h, hs_error *err);
 void heap_free(heap *h);
 
 const wire_version *heap_version(const heap *h);
@@ -231,6 +237,12 @@ void heap_closure_free(heap_closure *c);
  * heap_memory_cached, len >= 8) and its info table: the traversal's path. */
 hs_status heap_decode_known(heap *h, uint64_t addr, const uint8_t *bytes, size_t len,
                             const heap_info *info, heap_closure *out, hs_error *err);
+
+/* Splits an IPE position "<file>:<span>" at the colon before the span
+ * ("app/Main.hs:12:5-20" -> "app/Main.hs", "12:5-20"); a position without
+ * one is all file. */
+void heap_position_split(const char *position, char *file, size_t file_cap, char *span,
+                         size_t span_cap);
 
 /* The one-line text ghc-debug-brick shows for a closure
  * (retainers-and-eras.md §6.2), e.g. "Leak 0x4200105a50 42", "_thunk()". */

@@ -65,7 +65,12 @@ hs_status cli_print_closure_json(FILE *out, heap *h, const heap_closure *c, hs_e
         json_field(out, "type", ipe->type, true);
         json_field(out, "label", ipe->label, true);
         json_field(out, "module", ipe->module, true);
-        json_field(out, "position", ipe->position, false);
+        json_field(out, "position", ipe->position, true);
+        char file[512], span[128];
+        heap_position_split(ipe->position ? ipe->position : "", file, sizeof file, span,
+                            sizeof span);
+        json_field(out, "file", file, true);
+        json_field(out, "span", span, false);
         fputc('}', out);
     } else {
         fputs("null", out);

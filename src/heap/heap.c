@@ -88,6 +88,41 @@ void heap_block_span(const heap *h, uint64_t *lo, uint64_t *hi) {
     *hi = h->span_lo + (h->span_blocks << BLOCK_SHIFT);
 }
 
+static void free_map_values(u64map *m) {
+    for (size_t i = 0; i < m->cap; i++)
+        if (m->keys[i])
+            free((void *)(uintptr_t)m->values[i]);
+    u64map_free(m);
+}
+
+/* Everything read from the heap itself: valid for one pause only. */
+static void drop_heap_contents(heap *h) {
+    wire_ptr_list_free(&h->roots);
+    wire_ptr_list_free(&h->saved);
+    wire_block_list_free(&h->blocks);
+    free(h->sorted);
+    free(h->block_table);
+    h->sorted = NULL;
+    h->block_table = NULL;
+    h->span_lo = h->span_blocks = h->block_bytes = 0;
+    free_map_values(&h->statics);
+}
+
+hs_status heap_refresh(heap *h, hs_error *err) {
+    drop_heap_contents(h);
+    heap_source src = h->src;
+    hs_status st = src.ops->roots(src.self, &h->roots, err);
+    if (st == HS_OK)
+        st = src.ops->saved_objects(src.self, &h->saved, err);
+    if (st == HS_OK)
+        st = src.ops->all_blocks(src.self, &h->blocks, err);
+    if (st == HS_OK)
+        st = index_blocks(h, err);
+    if (st != HS_OK)
+        drop_heap_contents(h);
+    return st;
+}
+
 hs_status heap_open(heap_source src, heap **out, hs_error *err) {
     heap *h = calloc(1, sizeof *h);
     if (!h)
@@ -100,14 +135,8 @@ hs_status heap_open(heap_source src, heap **out, hs_error *err) {
         bool profiled = h->version.prof_mode != WIRE_PROF_NONE;
         h->header_bytes = profiled ? 24 : 8;
         h->info_bytes = profiled ? 32 : 16;
-        st = src.ops->roots(src.self, &h->roots, err);
+        st = heap_refresh(h, err);
     }
-    if (st == HS_OK)
-        st = src.ops->saved_objects(src.self, &h->saved, err);
-    if (st == HS_OK)
-        st = src.ops->all_blocks(src.self, &h->blocks, err);
-    if (st == HS_OK)
-        st = index_blocks(h, err);
     if (st != HS_OK) {
         heap_free(h);
         return st;
@@ -116,22 +145,10 @@ hs_status heap_open(heap_source src, heap **out, hs_error *err) {
     return HS_OK;
 }
 
-static void free_map_values(u64map *m) {
-    for (size_t i = 0; i < m->cap; i++)
-        if (m->keys[i])
-            free((void *)(uintptr_t)m->values[i]);
-    u64map_free(m);
-}
-
 void heap_free(heap *h) {
     if (!h)
         return;
-    wire_ptr_list_free(&h->roots);
-    wire_ptr_list_free(&h->saved);
-    wire_block_list_free(&h->blocks);
-    free(h->sorted);
-    free(h->block_table);
-    free_map_values(&h->statics);
+    drop_heap_contents(h);
     free_map_values(&h->frame_bitmaps);
     free_map_values(&h->fun_bitmaps);
     heap_infos_free(h);

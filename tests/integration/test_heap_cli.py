@@ -137,6 +137,15 @@ class PlantedHeap(unittest.TestCase):
             self.assertTrue(node["edge"])
         self.assertEqual(node["closure"]["constructor"]["name"], self.plan["leak"]["constructor"])
 
+    def test_show_json_location_has_file_and_span(self):
+        thunk = [p for p in self.plan["leak"]["path"] if p["type"].startswith("THUNK")][0]
+        tree = self.heapscope_json("show", thunk["address"], "--depth", "0")
+        loc = tree["closure"]["location"]
+        self.assertEqual(loc["position"], thunk["location"])
+        self.assertEqual(loc["file"] + ":" + loc["span"], thunk["location"])
+        self.assertTrue(loc["file"].endswith(".hs"))
+        self.assertEqual(tree["children"], [])
+
     def test_show_bad_address(self):
         r = run("show", self.debuggee.socket, "banana")
         self.assertEqual(r.returncode, 2)
