@@ -4,31 +4,37 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "heapscope/cli.h"
+#include "heapscope/tui.h"
 
 #ifndef HEAPSCOPE_VERSION
 #define HEAPSCOPE_VERSION "unknown"
 #endif
 
 static void usage(FILE *out) {
-    fputs("Usage: heapscope --demo\n"
+    fputs("Usage: heapscope [TARGET] [--theme NAME] [--timeout MS]\n"
+          "       heapscope --demo\n"
           "       heapscope COMMAND [ARGS] [OPTIONS]\n"
           "\n"
           "Explore the heap of a Haskell program that runs the ghc-debug stub.\n"
           "TARGET is a debuggee's socket path, unix:PATH, or tcp:HOST:PORT.\n"
+          "Without a command, the explorer opens in the terminal: on TARGET (or\n"
+          "$GHC_DEBUG_SOCKET), else on a list of the running debuggees.\n"
           "\n"
           "Commands:\n",
           out);
     for (const cli_command *c = cli_commands; c->name; c++) {
         char head[64];
         snprintf(head, sizeof head, "%s %s", c->name, c->args);
-        fprintf(out, "  %-22s %s\n", head, c->summary);
+        fprintf(out, "  %-24s %s\n", head, c->summary);
     }
     fputs("\n"
           "Options:\n"
           "  --demo                 start a synthetic debuggee with a planted leak on a\n"
-          "                         private socket, pause it and show its roots\n"
+          "                         private socket and open the explorer on it (without a\n"
+          "                         terminal: pause it and print its roots)\n"
           "  --json                 machine-readable output\n"
           "  --timeout MS           longest silence from the debuggee before giving up\n"
           "                         (default 30000)\n"
@@ -37,11 +43,19 @@ static void usage(FILE *out) {
           "  --depth N              show: levels of children (default 2, at most 64)\n"
           "  --by KIND              census: type (default), constructor, era or source\n"
           "  --top N                census: show the N largest rows (default all)\n"
+          "  --theme NAME           explorer colours: themes/NAME.theme (default, light,\n"
+          "                         high-contrast, or your own)\n"
+          "  --keys                 print the explorer's keys and exit (--keys=man: as roff)\n"
           "  -h, --help             show this help and exit\n"
           "  -V, --version          show the version and exit\n"
-          "\n"
+          "\n",
+          out);
+    cli_filter_usage(out);
+    fputs("\n"
           "Environment:\n"
           "  HEAPSCOPE_DEBUGGEE     the synthetic debuggee program used by --demo\n"
+          "  GHC_DEBUG_SOCKET       the explorer's target when none is given\n"
+          "  NO_COLOR               when set and not empty, the explorer uses no colours\n"
           "\n"
           "See heapscope(1) for more.\n",
           out);
@@ -67,13 +81,50 @@ static const char *option_name(unsigned bit) {
     case CLI_OPT_LEAVE_PAUSED: return "--leave-paused";
     case CLI_OPT_DEPTH: return "--depth";
     case CLI_OPT_BY: return "--by";
+    case CLI_OPT_LIMIT: return "--limit";
     default: return "--top";
     }
 }
 
+/* heapscope [TARGET]: the explorer. Only --timeout and --theme apply. */
+static int run_tui(const char *target, const char *theme, const cli_common *common) {
+    if (common->given & ~CLI_OPT_TIMEOUT) {
+        fprintf(stderr, "heapscope: the explorer takes only --theme and --timeout; a batch "
+                        "command takes the others (see heapscope --help)\n");
+        return 2;
+    }
+    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+        if (!target) {
+            usage(stderr);
+            return 2;
+        }
+        /* without a terminal it was most likely meant as a command */
+        fprintf(stderr, "heapscope: unknown command '%s' (as a target for the explorer, it "
+                        "needs a terminal). Try 'heapscope --help'.\n", target);
+        return 2;
+    }
+    tui_options o = {.target = target, .theme = theme, .timeout_ms = common->timeout_ms};
+    return tui_run(&o);
+}
+
+/* --demo in a terminal: the explorer on the demo debuggee, stopped after. */
+static int run_demo_tui(const char *theme, const cli_common *common) {
+    hs_error err = {0};
+    cli_debuggee d;
+    if (cli_demo_start(&d, &err) != HS_OK) {
+        fprintf(stderr, "heapscope: %s\n", err.message);
+        return 1;
+    }
+    tui_options o = {.target = d.socket, .theme = theme, .timeout_ms = common->timeout_ms};
+    int rc = tui_run(&o);
+    cli_debuggee_stop(&d);
+    return rc;
+}
+
 int main(int argc, char **argv) {
-    enum { OPT_DEMO = 256, OPT_JSON, OPT_TIMEOUT, OPT_LEAVE_PAUSED, OPT_DEPTH, OPT_BY, OPT_TOP };
-    static const struct option longopts[] = {
+    enum { OPT_DEMO = 256, OPT_JSON, OPT_TIMEOUT, OPT_LEAVE_PAUSED, OPT_DEPTH, OPT_BY, OPT_TOP,
+           OPT_LIMIT, OPT_THEME, OPT_KEYS };
+    static const struct option own[] = {
         {"demo", no_argument, NULL, OPT_DEMO},
         {"json", no_argument, NULL, OPT_JSON},
         {"timeout", required_argument, NULL, OPT_TIMEOUT},
@@ -81,12 +132,19 @@ int main(int argc, char **argv) {
         {"depth", required_argument, NULL, OPT_DEPTH},
         {"by", required_argument, NULL, OPT_BY},
         {"top", required_argument, NULL, OPT_TOP},
+        {"limit", required_argument, NULL, OPT_LIMIT},
+        {"theme", required_argument, NULL, OPT_THEME},
+        {"keys", optional_argument, NULL, OPT_KEYS},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
-        {NULL, 0, NULL, 0},
     };
-    cli_common common = {.timeout_ms = 30000};
+    enum { N_OWN = sizeof own / sizeof own[0] };
+    struct option longopts[N_OWN + CLI_FILTER_OPTION_COUNT + 1] = {0}; /* zero-terminated */
+    memcpy(longopts, own, sizeof own);
+    memcpy(longopts + N_OWN, cli_filter_options, sizeof cli_filter_options);
+    cli_common common = {.timeout_ms = 30000, .limit = 100};
     int demo = 0, opt;
+    const char *theme = NULL;
     long number;
     while ((opt = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
         switch (opt) {
@@ -121,9 +179,33 @@ int main(int argc, char **argv) {
             common.top = number;
             common.given |= CLI_OPT_TOP;
             break;
+        case OPT_LIMIT:
+            if (parse_number("--limit", optarg, 0, 1000000000, &number) != 0)
+                return 2;
+            common.limit = number;
+            common.given |= CLI_OPT_LIMIT;
+            break;
+        case OPT_THEME: theme = optarg; break;
+        case OPT_KEYS:
+            if (optarg && strcmp(optarg, "man") != 0) {
+                fprintf(stderr, "heapscope: --keys takes nothing or =man, not '%s'\n", optarg);
+                return 2;
+            }
+            if (optarg)
+                tui_commands_print_man(stdout);
+            else
+                tui_commands_print(stdout);
+            return 0;
         case 'h': usage(stdout); return 0;
         case 'V': printf("heapscope %s\n", HEAPSCOPE_VERSION); return 0;
-        default: fputs("Try 'heapscope --help'.\n", stderr); return 2;
+        default:
+            if (cli_is_filter_option(opt)) {
+                if (cli_filter_option(&common, opt, optarg) != 0)
+                    return 2;
+                break;
+            }
+            fputs("Try 'heapscope --help'.\n", stderr);
+            return 2;
         }
     }
     char **args = argv + optind;
@@ -133,13 +215,16 @@ int main(int argc, char **argv) {
             fprintf(stderr, "heapscope: --demo takes no target\n");
             return 2;
         }
-        return cli_demo(&common);
+        return isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) ? run_demo_tui(theme, &common)
+                                                             : cli_demo(&common);
     }
-    if (n_args == 0) {
-        usage(stderr);
+    const cli_command *cmd = n_args ? cli_find_command(args[0]) : NULL;
+    if (n_args <= 1 && !cmd)
+        return run_tui(n_args ? args[0] : NULL, theme, &common);
+    if (theme) {
+        fprintf(stderr, "heapscope: --theme applies to the explorer only\n");
         return 2;
     }
-    const cli_command *cmd = cli_find_command(args[0]);
     if (!cmd) {
         fprintf(stderr, "heapscope: unknown command '%s'. Try 'heapscope --help'.\n", args[0]);
         return 2;
@@ -150,8 +235,9 @@ int main(int argc, char **argv) {
     }
     unsigned stray = common.given & ~cmd->options;
     if (stray) {
-        fprintf(stderr, "heapscope: %s does not apply to '%s'\n", option_name(stray & -stray),
-                cmd->name);
+        unsigned bit = stray & -stray;
+        fprintf(stderr, "heapscope: %s does not apply to '%s'\n",
+                bit == CLI_OPT_FILTER ? common.filters[0].option : option_name(bit), cmd->name);
         return 2;
     }
     return cmd->run(args + 1, n_args - 1, &common);

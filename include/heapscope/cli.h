@@ -4,11 +4,14 @@
 #ifndef HEAPSCOPE_CLI_H
 #define HEAPSCOPE_CLI_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "heapscope/heap.h"
+#include "heapscope/query.h"
 #include "heapscope/status.h"
 #include "heapscope/wire.h"
 
@@ -20,7 +23,20 @@ enum cli_option {
     CLI_OPT_DEPTH = 1 << 3,
     CLI_OPT_BY = 1 << 4,
     CLI_OPT_TOP = 1 << 5,
+    CLI_OPT_LIMIT = 1 << 6,
+    CLI_OPT_FILTER = 1 << 7, /* any of the filter options */
 };
+
+/* A filter option as given (--constructor REGEX, --not-era RANGE, ...),
+ * kept in command-line order: the order the filters are evaluated in. */
+typedef struct cli_filter_arg {
+    query_filter_kind kind;
+    bool invert;
+    const char *option; /* "--not-era", for messages */
+    const char *value;
+} cli_filter_arg;
+
+#define CLI_MAX_FILTERS 32
 
 typedef struct cli_common {
     int timeout_ms;    /* idle timeout for answers; connect uses min(it, 5 s) */
@@ -29,8 +45,29 @@ typedef struct cli_common {
     int depth;         /* show: levels below the closure (default 2) */
     const char *by;    /* census: bucket kind (default "type") */
     long top;          /* census: rows shown, 0 = all */
+    long limit;        /* retainers, find: matches shown, 0 = all (default 100) */
+    cli_filter_arg filters[CLI_MAX_FILTERS];
+    size_t n_filters;
     unsigned given;    /* CLI_OPT_* given on the command line */
 } cli_common;
+
+/* ---- filter options (filters_args.c) ---- */
+
+/* getopt_long values of the filter options: base + 2 * kind + invert. */
+#define CLI_FILTER_OPT_BASE 512
+#define CLI_FILTER_OPTION_COUNT (2 * QUERY_FILTER_KIND_COUNT)
+/* getopt_long entries of the filter options (--constructor, --not-constructor,
+ * ...): CLI_FILTER_OPTION_COUNT of them. */
+extern const struct option cli_filter_options[CLI_FILTER_OPTION_COUNT];
+/* True when opt is one of their values. */
+bool cli_is_filter_option(int opt);
+/* Records a filter option in common; 0, or 2 after a usage message. */
+int cli_filter_option(cli_common *common, int opt, const char *value);
+/* The --help lines of the filter options. */
+void cli_filter_usage(FILE *out);
+/* The filters of common, parsed and compiled; 0, or 2 after a usage
+ * message (bad regex, malformed era range, unknown closure type, ...). */
+int cli_filters_build(const cli_common *common, query_filters **out);
 
 /* A paused debuggee with its heap opened. */
 typedef struct cli_session {
@@ -64,11 +101,16 @@ void cli_debuggee_stop(cli_debuggee *d);
 hs_status cli_open_paused(const char *target, const cli_common *common, wire_conn **out,
                           bool *was_paused, hs_error *err);
 
+/* The demo debuggee: 50000 closures, era profiling, 1000 Leak from era 2. */
+hs_status cli_demo_start(cli_debuggee *d, hs_error *err);
+/* Without a terminal: start it, pause, print its roots, resume, stop. */
 int cli_demo(const cli_common *common);
 int cli_info(const char *target, const cli_common *common);
 int cli_roots(const char *target, const cli_common *common);
 int cli_show(const char *target, const char *address, const cli_common *common);
 int cli_census(const char *target, const cli_common *common);
+int cli_retainers(const char *target, const cli_common *common);
+int cli_find(const char *target, const cli_common *common);
 
 /* The batch commands, for dispatch and for --help. run() gets the
  * positional arguments after the command name. */

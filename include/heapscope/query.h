@@ -35,16 +35,25 @@ typedef struct query_trail query_trail;
 typedef query_action (*query_visit_trail_fn)(void *ctx, heap *h, const heap_closure *c,
                                              const query_trail *trail);
 
+/* Whether the visitor wants to see closures of this info table at all;
+ * asked about once per info table (the answer must not change). */
+typedef bool (*query_wants_fn)(void *ctx, heap *h, const heap_info *info);
+
 typedef struct query_traversal {
     query_visit_fn visit;
     void *ctx;
     query_progress_fn progress; /* optional */
     void *progress_ctx;
     /* Optional, replaces visit: the traversal then also records, for every
-     * closure it queues, the closure it was first reached from (4 bytes per
-     * closure, and the queue is kept: 12 bytes per visited closure in all),
-     * so the visitor can ask for a shortest path from the start set. */
+     * closure it queues, the closure it was first reached from (a 4-byte
+     * id, and the queue of 4-byte codes is kept: 8 bytes per visited
+     * closure), so the visitor can ask for a shortest path from the start
+     * set. */
     query_visit_trail_fn visit_trail;
+    /* Optional: closures whose info table it declines are not shown to
+     * the visitor (their children are still visited), which spares a call
+     * per closure when the visitor only cares about a few info tables. */
+    query_wants_fn wants;
 } query_traversal;
 
 /* Edges from the start set to the closure being visited (0 at a start). */
@@ -126,7 +135,8 @@ const char *query_filter_kind_name(query_filter_kind kind);
 /* Checks the filters against the debuggee and computes what they need:
  * an era filter wants era profiling (+RTS -he), a cost-centre filter a
  * profiled RTS (else HS_ERR_USAGE); a cost-centre filter's set of cost-
- * centre stacks is computed here (§4.6). Once per heap, before matching. */
+ * centre stacks is computed here (§4.6), and results cached per info
+ * table are forgotten. Before matching on a heap. */
 hs_status query_filters_prepare(query_filters *f, heap *h, hs_error *err);
 /* The AND of the filters for c (true when there are none). May send
  * SOURCE_INFO requests (closure-name filters; each info table once). */
@@ -155,7 +165,8 @@ typedef struct query_step {
 typedef struct query_match {
     uint64_t number;          /* 1, 2, ... in discovery (breadth-first) order */
     uint32_t depth;           /* edges from the start set: the shortest path's length */
-    bool from_saved_object;   /* the path starts at a saved object, not a GC root */
+    bool from_saved_object;   /* the path starts at a saved object, not a GC root
+                                 (known with paths only) */
     const query_step *steps;  /* start first, the match last; just the match without paths */
     size_t n_steps;
     size_t n_newer_retains_older;
@@ -170,6 +181,7 @@ typedef struct query_search {
     uint64_t limit;             /* stop after this many matches; 0 = no limit */
     bool paths;                 /* report each match's shortest path (retainers), else
                                    only the match (find) */
+    bool prepared;              /* the caller already ran query_filters_prepare on this heap */
     query_match_fn on_match;
     void *ctx;
     query_progress_fn progress; /* optional: progress and cancel */
@@ -187,7 +199,7 @@ typedef struct query_search_stats {
  * depth-first walk meets). WEAK closures never match and their children
  * are not visited through them (§3). Matches are reported in discovery
  * order; a match below another match is reported too. Prepares the
- * filters (query_filters_prepare) first. */
+ * filters (query_filters_prepare) first unless s->prepared. */
 hs_status query_search_run(heap *h, const query_search *s, query_search_stats *stats,
                            hs_error *err);
 

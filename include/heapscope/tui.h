@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "heapscope/status.h"
 
@@ -126,5 +127,13 @@ typedef struct tui_options {
 
 /* Runs the UI until the user quits; returns the process exit status. */
 int tui_run(const tui_options *opts);
+
+/* The key table of the command table (`heapscope --keys`): one command per
+ * line, KEYS<TAB>WHERE<TAB>NEEDS<TAB>COMMAND<TAB>WHAT IT DOES, keys in
+ * ASCII ("Ctrl-E", "Alt-Left", "-" for palette-only commands). */
+void tui_commands_print(FILE *out);
+/* The same as roff (.SS per group, .TP per command) for the man page's
+ * KEYS section (`heapscope --keys=man`). */
+void tui_commands_print_man(FILE *out);
 
 #endif

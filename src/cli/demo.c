@@ -84,12 +84,16 @@ static hs_status show_paused_heap(wire_conn *c, hs_error *err) {
     return st;
 }
 
+hs_status cli_demo_start(cli_debuggee *d, hs_error *err) {
+    fprintf(stderr, "heapscope: starting the synthetic demo debuggee (50000 closures, "
+                    "a planted leak of 1000 Leak closures from era 2)...\n");
+    return cli_debuggee_start(demo_args, d, err);
+}
+
 int cli_demo(const cli_common *common) {
     hs_error err = {0};
     cli_debuggee d;
-    fprintf(stderr, "heapscope: starting the synthetic demo debuggee (50000 closures, "
-                    "a planted leak of 1000 Leak closures from era 2)...\n");
-    if (cli_debuggee_start(demo_args, &d, &err) != HS_OK)
+    if (cli_demo_start(&d, &err) != HS_OK)
         return cli_report(&err);
     printf("demo debuggee: pid %ld, socket %s\n", (long)d.pid, d.socket);
 

@@ -37,7 +37,17 @@ typedef struct query_filter {
 struct query_filters {
     query_filter *items;
     size_t count, cap;
+    /* when every filter depends only on the info table (constructor and
+     * closure names, info pointer, type), the whole AND is cached per info
+     * pointer: one probe per closure */
+    bool info_only;
+    info_cache *all;
 };
+
+static bool info_only_kind(query_filter_kind k) {
+    return k == QUERY_FILTER_CONSTRUCTOR || k == QUERY_FILTER_EXACT ||
+           k == QUERY_FILTER_CLOSURE_NAME || k == QUERY_FILTER_INFO || k == QUERY_FILTER_TYPE;
+}
 
 static const char *const kind_names[QUERY_FILTER_KIND_COUNT] = {
     [QUERY_FILTER_CONSTRUCTOR] = "constructor",   [QUERY_FILTER_EXACT] = "exact",
@@ -82,6 +92,7 @@ void query_filters_free(query_filters *f) {
     for (size_t i = 0; i < f->count; i++)
         filter_free(&f->items[i]);
     free(f->items);
+    free(f->all);
     free(f);
 }
 
@@ -89,16 +100,18 @@ size_t query_filters_count(const query_filters *f) {
     return f ? f->count : 0;
 }
 
-/* "A, B, C" of every closure type name, for an error message. */
+/* "A, B, C, ..." of the closure type names that fit, whole, for an error
+ * message (all of them do not: the CLI prints the full list itself). */
 static void type_names(char *buf, size_t cap) {
     size_t used = 0;
     buf[0] = '\0';
-    for (uint32_t t = 1; t < HS_N_CLOSURE_TYPES && used < cap; t++) {
-        int n = snprintf(buf + used, cap - used, "%s%s", t > 1 ? ", " : "",
-                         hs_closure_type_name(t));
-        if (n < 0)
-            break;
-        used += (size_t)n;
+    for (uint32_t t = 1; t < HS_N_CLOSURE_TYPES; t++) {
+        const char *name = hs_closure_type_name(t);
+        if (used + strlen(name) + 2 + 5 >= cap) {
+            snprintf(buf + used, cap - used, ", ...");
+            return;
+        }
+        used += (size_t)snprintf(buf + used, cap - used, "%s%s", t > 1 ? ", " : "", name);
     }
 }
 
@@ -121,7 +134,7 @@ static hs_status parse_value(query_filter *q, const char *text, hs_error *err) {
     case QUERY_FILTER_TYPE: {
         int t = hs_closure_type_from_name(text);
         if (t <= 0) {
-            char names[2048];
+            char names[400];
             type_names(names, sizeof names);
             return hs_fail(err, HS_ERR_USAGE, "unknown closure type '%s'; the types are: %s",
                            text, names);
@@ -165,11 +178,17 @@ hs_status query_filters_add(query_filters *f, query_filter_kind kind, const char
             st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
         }
     }
+    bool info_only = (f->count == 0 || f->info_only) && info_only_kind(kind);
+    if (st == HS_OK && info_only && !f->all && !(f->all = malloc(sizeof *f->all)))
+        st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
     if (st != HS_OK) {
         filter_free(&q);
         return st;
     }
     f->items[f->count++] = q;
+    f->info_only = info_only;
+    if (info_only) /* the list changed: forget the cached results */
+        memset(f->all, 0, sizeof *f->all);
     return HS_OK;
 }
 
@@ -206,8 +225,12 @@ void query_filters_describe(const query_filters *f, size_t i, char *buf, size_t 
 
 hs_status query_filters_prepare(query_filters *f, heap *h, hs_error *err) {
     uint8_t mode = heap_version(h)->prof_mode;
+    if (f && f->all) /* cached results may belong to another heap's program */
+        memset(f->all, 0, sizeof *f->all);
     for (size_t i = 0; f && i < f->count; i++) {
         query_filter *q = &f->items[i];
+        if (q->cache)
+            memset(q->cache, 0, sizeof *q->cache);
         if (q->kind == QUERY_FILTER_ERA && mode != WIRE_PROF_ERA)
             return hs_fail(err, HS_ERR_USAGE,
                            "an era filter needs a debuggee with era profiling (+RTS -he); "
@@ -228,10 +251,14 @@ hs_status query_filters_prepare(query_filters *f, heap *h, hs_error *err) {
 }
 
 /* The outcome of an info-table-only filter for c's info table. */
+static inline size_t cache_slot(uint64_t key) {
+    return (size_t)((key >> 3) ^ (key >> 13)) & (INFO_CACHE_SLOTS - 1);
+}
+
 static hs_status info_outcome(query_filter *q, heap *h, const heap_closure *c, uint8_t *out,
                               hs_error *err) {
     uint64_t key = c->info_ptr;
-    size_t slot = (size_t)((key >> 3) ^ (key >> 13)) & (INFO_CACHE_SLOTS - 1);
+    size_t slot = cache_slot(key);
     if (key && q->cache->keys[slot] == key) {
         *out = q->cache->values[slot];
         return HS_OK;
@@ -253,7 +280,7 @@ static hs_status info_outcome(query_filter *q, heap *h, const heap_closure *c, u
         } else {
             int m = query_regex_match(q->re, name, err);
             if (m < 0)
-                return err ? err->status : HS_ERR_USAGE;
+                return HS_ERR_USAGE;
             v = m ? PRED_TRUE : PRED_FALSE;
         }
     }
@@ -275,7 +302,7 @@ static hs_status one(query_filter *q, heap *h, const heap_closure *c, bool *out,
             *out = false; /* not a constructor: false even when inverted (§4.1) */
             return HS_OK;
         }
-        uint8_t v;
+        uint8_t v = NOT_APPLICABLE;
         hs_status st = info_outcome(q, h, c, &v, err);
         if (st != HS_OK)
             return st;
@@ -302,13 +329,45 @@ static hs_status one(query_filter *q, heap *h, const heap_closure *c, bool *out,
     return HS_OK;
 }
 
-hs_status query_filters_match(query_filters *f, heap *h, const heap_closure *c, bool *out,
-                              hs_error *err) {
+static hs_status all_of(query_filters *f, heap *h, const heap_closure *c, bool *out,
+                        hs_error *err) {
     *out = true;
-    for (size_t i = 0; f && i < f->count && *out; i++) {
+    for (size_t i = 0; i < f->count && *out; i++) {
         hs_status st = one(&f->items[i], h, c, out, err);
         if (st != HS_OK)
             return st;
     }
     return HS_OK;
+}
+
+hs_status query_filters_match(query_filters *f, heap *h, const heap_closure *c, bool *out,
+                              hs_error *err) {
+    if (!f || f->count == 0) {
+        *out = true;
+        return HS_OK;
+    }
+    if (!f->info_only || !c->info_ptr)
+        return all_of(f, h, c, out, err);
+    size_t slot = cache_slot(c->info_ptr);
+    if (f->all->keys[slot] == c->info_ptr) {
+        *out = f->all->values[slot] == PRED_TRUE;
+        return HS_OK;
+    }
+    hs_status st = all_of(f, h, c, out, err);
+    if (st == HS_OK) {
+        f->all->keys[slot] = c->info_ptr;
+        f->all->values[slot] = *out ? PRED_TRUE : PRED_FALSE;
+    }
+    return st;
+}
+
+bool query_filters_info_only(const query_filters *f) {
+    return f && f->count > 0 && f->info_only;
+}
+
+hs_status query_filters_match_info(query_filters *f, heap *h, const heap_info *info, bool *out,
+                                   hs_error *err) {
+    /* info-only filters read nothing of a closure but these */
+    heap_closure c = {.info_ptr = info->ptr, .info = info, .type = info->type};
+    return query_filters_match(f, h, &c, out, err);
 }

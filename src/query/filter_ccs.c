@@ -90,8 +90,8 @@ hs_status query_ccs_collect(heap *h, int64_t wanted, u64map *set, hs_error *err)
                                        : nomem(err);
             break;
         }
-        int64_t id;
-        uint64_t table;
+        int64_t id = 0;
+        uint64_t table = 0;
         st = ccs_info(src, s, &id, &table, err);
         if (st == HS_OK && id == wanted)
             st = u64map_put(set, s, 1) && push(&collect, s) ? HS_OK : nomem(err);

@@ -29,6 +29,15 @@ bool query_parse_int(const char *text, int64_t *out);
 /* "0x" followed by 1 to 16 hex digits, the whole text. */
 bool query_parse_hex_address(const char *text, uint64_t *out);
 
+/* ---- per info table (filter.c) ---- */
+
+/* True when every filter depends on the info table alone (names, info
+ * pointer, type), so a closure's result is its info table's. */
+bool query_filters_info_only(const query_filters *f);
+/* The result for the closures of info (info-only filter lists). */
+hs_status query_filters_match_info(query_filters *f, heap *h, const heap_info *info, bool *out,
+                                   hs_error *err);
+
 /* ---- the cost-centre stacks under a cost centre (filter_ccs.c) ---- */
 
 /* Adds to set every CCS that §4.6 selects for cost-centre id `wanted`,

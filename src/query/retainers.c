@@ -9,6 +9,7 @@
 
 #include "heapscope/closure_type.h"
 #include "heapscope/query.h"
+#include "filter_internal.h"
 #include "heapscope/u64map.h"
 #include "retainers_internal.h"
 
@@ -33,6 +34,20 @@ static query_action decide(search_ctx *x, const heap_closure *c, bool *hit) {
         return QUERY_STOP;
     }
     return QUERY_CONTINUE;
+}
+
+/* When the filters look at info tables only, the traversal asks once per
+ * info table and calls the visitor only for closures that can match (and
+ * for WEAKs, whose children are skipped). On a failure the closures are
+ * visited, and the failure is met and reported there. */
+static bool wants(void *ctx, heap *h, const heap_info *info) {
+    search_ctx *x = ctx;
+    bool out = true;
+    hs_error ignored;
+    if (info->type != HS_WEAK &&
+        query_filters_match_info(x->s->filters, h, info, &out, &ignored) != HS_OK)
+        out = true;
+    return out;
 }
 
 /* Hands a built match to the caller; stops at the limit. */
@@ -100,7 +115,7 @@ hs_status query_search_run(heap *h, const query_search *s, query_search_stats *s
     if (!stats)
         stats = &local;
     memset(stats, 0, sizeof *stats);
-    hs_status st = query_filters_prepare(s->filters, h, err);
+    hs_status st = s->prepared ? HS_OK : query_filters_prepare(s->filters, h, err);
     if (st != HS_OK)
         return st;
     search_ctx x = {.h = h, .s = s, .stats = stats};
@@ -114,6 +129,8 @@ hs_status query_search_run(heap *h, const query_search *s, query_search_stats *s
             t.visit_trail = visit_trail;
         else
             t.visit = visit_plain;
+        if (query_filters_info_only(s->filters))
+            t.wants = wants;
         st = query_traverse(h, starts, n_starts, &t, &stats->traversal, err);
         if (st == HS_OK && x.st != HS_OK) {
             st = x.st;

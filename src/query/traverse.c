@@ -12,10 +12,26 @@
  * a walk up the parents; the level being visited is a range of the queue. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "heapscope/bytes.h"
 #include "heapscope/query.h"
 #include "heapscope/u64map.h"
+
+/* Asks for huge pages on a large buffer: a trail traversal fills about
+ * 80 MB per 10 million closures, and faulting that in 4 KiB pages costs
+ * about as much as the bookkeeping itself; the visited set is read at
+ * random. */
+static void huge_pages(void *p, size_t bytes) {
+#ifdef MADV_HUGEPAGE
+    const uintptr_t huge = UINT64_C(2) << 20;
+    uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1), hi = ((uintptr_t)p + bytes) & ~(huge - 1);
+    if (hi > lo)
+        (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE); /* advice only */
+#else
+    (void)p, (void)bytes;
+#endif
+}
 
 typedef struct visited_set {
     uint64_t lo, hi; /* block span covered by bits */
@@ -33,6 +49,7 @@ static hs_status visited_init(visited_set *v, const heap *h, hs_error *err) {
     if (!v->bits)
         return hs_fail(err, HS_ERR_NOMEM, "out of memory for the visited set (%llu words)",
                        (unsigned long long)words);
+    huge_pages(v->bits, (words + 63) / 64 * sizeof *v->bits); /* random access: spare the TLB */
     return HS_OK;
 }
 
@@ -74,23 +91,98 @@ static bool addr_push(addr_list *l, uint64_t a) {
     return true;
 }
 
-/* Ids of a trail traversal are 32-bit queue positions. */
+/* Queued closures are 32-bit codes: the word offset of a closure in the
+ * block span, or OTHER | its index in walk.others (static closures).
+ * Half the bytes of addresses: half the queue's memory traffic, and with
+ * trails 8 bytes per closure in all (code and parent). */
+#define OTHER UINT32_C(0x80000000)
+
+typedef struct code_list {
+    uint32_t *items;
+    size_t count, cap;
+} code_list;
+
+static bool code_reserve(code_list *l, size_t cap) {
+    uint32_t *items = realloc(l->items, cap * sizeof *items);
+    if (!items)
+        return false;
+    l->items = items;
+    l->cap = cap;
+    if (cap >= (UINT64_C(1) << 20))
+        huge_pages(items, cap * sizeof *items);
+    return true;
+}
+
+static inline bool code_push(code_list *l, uint32_t v) {
+    if (l->count == l->cap && !code_reserve(l, l->cap ? l->cap * 2 : 1024))
+        return false;
+    l->items[l->count++] = v;
+    return true;
+}
+
+/* Ids of a trail traversal are queue positions, below NO_PARENT. */
 #define NO_PARENT UINT32_MAX
+/* Info tables recently looked up: a direct-mapped cache in front of the
+ * heap's hash map, which costs a hash per closure otherwise. */
+#define INFO_SLOTS 512
 
 typedef struct walk {
     heap *h;
     const query_traversal *t;
     query_traversal_stats *stats;
     visited_set visited;
-    addr_list queue;     /* this level; with trails, every closure queued so far */
-    addr_list next;      /* the next level (without trails) */
-    uint32_t *parents;   /* with trails: parents[id], NO_PARENT for a start */
-    size_t parents_cap;
+    uint64_t span_lo, span_codes; /* addresses [span_lo, span_lo + 8 * span_codes) code directly */
+    addr_list others;    /* addresses of the OTHER codes */
+    code_list queue;     /* this level; with trails, every closure queued so far */
+    code_list next;      /* the next level (without trails) */
+    uint32_t *parents;   /* with trails: parents[id], NO_PARENT for a start; queue.cap long */
     addr_list deferred;  /* queue positions of closures whose bytes or info table are not here yet */
-    addr_list infos;     /* info pointers to fetch in one batch */
+    addr_list infos;     /* addresses, then info pointers, to fetch in one batch */
     heap_closure c;
     bool stop;
+    uint64_t info_keys[INFO_SLOTS];
+    const heap_info *info_vals[INFO_SLOTS];
+    bool info_wanted[INFO_SLOTS]; /* query_traversal.wants of the slot's info table */
 } walk;
+
+static inline uint64_t decode_code(const walk *w, uint32_t code) {
+    return code & OTHER ? w->others.items[code & ~OTHER] : w->span_lo + ((uint64_t)code << 3);
+}
+
+/* The code of a newly queued closure; false when out of memory or codes. */
+static inline bool encode_code(walk *w, uint64_t addr, uint32_t *code) {
+    uint64_t off = (addr - w->span_lo) >> 3;
+    if (addr >= w->span_lo && off < w->span_codes) {
+        *code = (uint32_t)off;
+        return true;
+    }
+    if (w->others.count >= OTHER - 1 || !addr_push(&w->others, addr))
+        return false;
+    *code = OTHER | (uint32_t)(w->others.count - 1);
+    return true;
+}
+
+static bool wanted(walk *w, const heap_info *info) {
+    return !w->t->wants || !info || w->t->wants(w->t->ctx, w->h, info);
+}
+
+/* The info table of ptr if it is here, and whether the visitor wants its
+ * closures. */
+static inline const heap_info *info_of(walk *w, uint64_t ptr, bool *want) {
+    size_t slot = (size_t)(ptr >> 3 ^ ptr >> 12) & (INFO_SLOTS - 1);
+    if (w->info_keys[slot] == ptr && ptr) {
+        *want = w->info_wanted[slot];
+        return w->info_vals[slot];
+    }
+    const heap_info *info = heap_info_lookup(w->h, ptr);
+    if (info) { /* info tables are never freed while the heap lives */
+        w->info_keys[slot] = ptr;
+        w->info_vals[slot] = info;
+        w->info_wanted[slot] = wanted(w, info);
+        *want = w->info_wanted[slot];
+    }
+    return info;
+}
 
 struct query_trail {
     const walk *w;
@@ -108,7 +200,7 @@ size_t query_trail_path(const query_trail *t, uint64_t *out, size_t cap) {
         return n;
     uint32_t id = t->id;
     for (size_t i = n; i-- > 0; id = t->w->parents[id])
-        out[i] = t->w->queue.items[id];
+        out[i] = decode_code(t->w, t->w->queue.items[id]);
     return n;
 }
 
@@ -116,32 +208,68 @@ static hs_status nomem(hs_error *err) {
     return hs_fail(err, HS_ERR_NOMEM, "out of memory");
 }
 
-/* Queues a newly seen closure with its parent (trails) or for the next level. */
-static hs_status queue_child(walk *w, uint64_t addr, uint32_t parent, hs_error *err) {
-    if (!w->parents)
-        return addr_push(&w->next, addr) ? HS_OK : nomem(err);
-    if (w->queue.count >= NO_PARENT)
-        return hs_fail(err, HS_ERR_TOO_LARGE, "more than %u closures: too many to record paths",
-                       NO_PARENT - 1);
-    if (!addr_push(&w->queue, addr))
+static hs_status too_many(hs_error *err, uint32_t limit) {
+    return hs_fail(err, HS_ERR_TOO_LARGE, "more than %lu closures: too many to queue",
+                   (unsigned long)limit);
+}
+
+/* With trails the queue and the parents are sized up front for every
+ * closure the blocks can hold (two words at least each) plus room for
+ * static ones, up to 64 Mi closures; pages never written cost nothing,
+ * and a heap that fits is never copied. */
+#define TRAIL_RESERVE_MAX (UINT64_C(1) << 26)
+
+static hs_status trail_init(walk *w, hs_error *err) {
+    uint64_t want = w->span_codes / 2 + 65536;
+    if (want > TRAIL_RESERVE_MAX)
+        want = TRAIL_RESERVE_MAX;
+    if (!code_reserve(&w->queue, (size_t)want) ||
+        !(w->parents = malloc((size_t)want * sizeof *w->parents)))
         return nomem(err);
-    if (w->queue.count > w->parents_cap) {
-        uint32_t *p = realloc(w->parents, w->queue.cap * sizeof *p);
-        if (!p)
-            return nomem(err);
-        w->parents = p;
-        w->parents_cap = w->queue.cap;
-    }
-    w->parents[w->queue.count - 1] = parent;
+    huge_pages(w->parents, (size_t)want * sizeof *w->parents);
     return HS_OK;
 }
 
-/* Decodes the closure at queue position id, shows it to the visitor and
- * queues its new children. A closure that makes no sense is counted and
+/* Queues a newly seen closure with its parent (trails) or for the next level. */
+static inline hs_status queue_child(walk *w, uint64_t addr, uint32_t parent, hs_error *err) {
+    uint32_t code;
+    if (!encode_code(w, addr, &code))
+        return w->others.count >= OTHER - 1 ? too_many(err, OTHER - 1) : nomem(err);
+    if (!w->parents)
+        return code_push(&w->next, code) ? HS_OK : nomem(err);
+    if (w->queue.count == w->queue.cap) {
+        size_t cap = w->queue.cap * 2;
+        if (w->queue.cap >= NO_PARENT - 1)
+            return too_many(err, NO_PARENT - 1);
+        if (cap > NO_PARENT - 1)
+            cap = NO_PARENT - 1;
+        uint32_t *p = realloc(w->parents, cap * sizeof *p);
+        if (!p)
+            return nomem(err);
+        w->parents = p;
+        if (!code_reserve(&w->queue, cap))
+            return nomem(err);
+    }
+    w->parents[w->queue.count] = parent;
+    w->queue.items[w->queue.count++] = code;
+    return HS_OK;
+}
+
+/* Queues a closure of the start set. */
+static hs_status queue_start(walk *w, uint64_t addr, hs_error *err) {
+    if (w->parents)
+        return queue_child(w, addr, NO_PARENT, err);
+    uint32_t code;
+    if (!encode_code(w, addr, &code))
+        return w->others.count >= OTHER - 1 ? too_many(err, OTHER - 1) : nomem(err);
+    return code_push(&w->queue, code) ? HS_OK : nomem(err);
+}
+
+/* Decodes the closure at queue position id (address addr), shows it to
+ * the visitor and queues its new children. A closure that makes no sense is counted and
  * skipped. */
-static hs_status visit_one(walk *w, uint32_t id, const uint8_t *bytes, size_t len,
-                           const heap_info *info, uint32_t depth, hs_error *err) {
-    uint64_t addr = w->queue.items[id];
+static hs_status visit_one(walk *w, uint32_t id, uint64_t addr, const uint8_t *bytes, size_t len,
+                           const heap_info *info, bool want, uint32_t depth, hs_error *err) {
     hs_error problem; /* written only on failure: zeroing 516 bytes per closure costs */
     hs_status st = info ? heap_decode_known(w->h, addr, bytes, len, info, &w->c, &problem)
                         : heap_decode(w->h, addr, &w->c, &problem);
@@ -158,10 +286,12 @@ static hs_status visit_one(walk *w, uint32_t id, const uint8_t *bytes, size_t le
     w->stats->visited++;
     w->stats->bytes += w->c.size;
     query_action act = QUERY_CONTINUE;
-    if (w->t->visit_trail) {
+    if (!info) /* decoded here: a static closure or a new info table */
+        want = wanted(w, w->c.info);
+    if (want && w->t->visit_trail) {
         query_trail trail = {w, id, depth};
         act = w->t->visit_trail(w->t->ctx, w->h, &w->c, &trail);
-    } else if (w->t->visit) {
+    } else if (want && w->t->visit) {
         act = w->t->visit(w->t->ctx, w->h, &w->c, depth);
     }
     if (act == QUERY_STOP)
@@ -191,57 +321,62 @@ static hs_status visit_deferred(walk *w, uint32_t depth, hs_error *err) {
     hs_status st;
     w->infos.count = 0; /* first holds the deferred addresses, then the info pointers */
     for (size_t i = 0; i < w->deferred.count; i++)
-        if (!addr_push(&w->infos, w->queue.items[w->deferred.items[i]]))
+        if (!addr_push(&w->infos, decode_code(w, w->queue.items[w->deferred.items[i]])))
             return nomem(err);
     st = heap_prefetch_statics(w->h, w->infos.items, w->infos.count, err);
     w->infos.count = 0;
     for (size_t i = 0; st == HS_OK && i < w->deferred.count; i++) {
         size_t len;
-        const uint8_t *bytes = heap_memory_cached(w->h, w->queue.items[w->deferred.items[i]], &len);
+        uint64_t addr = decode_code(w, w->queue.items[w->deferred.items[i]]);
+        const uint8_t *bytes = heap_memory_cached(w->h, addr, &len);
         uint64_t info_ptr = bytes ? hs_load_le64(bytes) : 0;
         if (info_ptr && !heap_info_cached(w->h, info_ptr) && !addr_push(&w->infos, info_ptr))
             st = nomem(err);
     }
     if (st == HS_OK && w->infos.count > 0)
         st = heap_info_prefetch(w->h, w->infos.items, w->infos.count, err);
-    for (size_t i = 0; st == HS_OK && i < w->deferred.count && !w->stop; i++)
-        st = visit_one(w, (uint32_t)w->deferred.items[i], NULL, 0, NULL, depth, err);
+    for (size_t i = 0; st == HS_OK && i < w->deferred.count && !w->stop; i++) {
+        uint32_t id = (uint32_t)w->deferred.items[i];
+        st = visit_one(w, id, decode_code(w, w->queue.items[id]), NULL, 0, NULL, true, depth,
+                       err);
+    }
     return st;
 }
 
 typedef struct ahead {
+    uint64_t addr;
     const uint8_t *bytes;
     size_t len;
 } ahead;
+
+static inline void look_ahead(walk *w, size_t i, ahead *a) {
+    a->addr = decode_code(w, w->queue.items[i]);
+    a->bytes = heap_memory_cached(w->h, a->addr, &a->len);
+    if (a->bytes)
+        __builtin_prefetch(a->bytes);
+}
 
 /* Visits queue positions [lo, hi): one level. With trails, children are
  * appended to the same queue, so its items are re-read, never cached. */
 static hs_status visit_level(walk *w, size_t lo, size_t hi, uint32_t depth, hs_error *err) {
     w->deferred.count = w->infos.count = 0;
     hs_status st = HS_OK;
-    ahead ring[PREFETCH_DISTANCE]; /* bytes of the closures prefetched ahead */
-    for (size_t i = lo; i < lo + PREFETCH_DISTANCE && i < hi; i++) {
-        ahead *a = &ring[(i - lo) % PREFETCH_DISTANCE];
-        a->bytes = heap_memory_cached(w->h, w->queue.items[i], &a->len);
-        if (a->bytes)
-            __builtin_prefetch(a->bytes);
-    }
+    ahead ring[PREFETCH_DISTANCE]; /* the closures prefetched ahead */
+    for (size_t i = lo; i < lo + PREFETCH_DISTANCE && i < hi; i++)
+        look_ahead(w, i, &ring[(i - lo) % PREFETCH_DISTANCE]);
     for (size_t i = lo; st == HS_OK && i < hi && !w->stop; i++) {
         ahead cur = ring[(i - lo) % PREFETCH_DISTANCE];
         size_t k = i + PREFETCH_DISTANCE;
-        if (k < hi) {
-            ahead *next = &ring[(k - lo) % PREFETCH_DISTANCE];
-            next->bytes = heap_memory_cached(w->h, w->queue.items[k], &next->len);
-            if (next->bytes)
-                __builtin_prefetch(next->bytes);
-        }
-        const heap_info *info = cur.bytes ? heap_info_lookup(w->h, hs_load_le64(cur.bytes)) : NULL;
+        if (k < hi)
+            look_ahead(w, k, &ring[(k - lo) % PREFETCH_DISTANCE]);
+        bool want = true;
+        const heap_info *info = cur.bytes ? info_of(w, hs_load_le64(cur.bytes), &want) : NULL;
         if (!info) { /* a static closure or an info table not here yet */
             if (!addr_push(&w->deferred, i))
                 st = nomem(err);
             continue;
         }
-        st = visit_one(w, (uint32_t)i, cur.bytes, cur.len, info, depth, err);
+        st = visit_one(w, (uint32_t)i, cur.addr, cur.bytes, cur.len, info, want, depth, err);
     }
     if (st == HS_OK && w->deferred.count > 0)
         st = visit_deferred(w, depth, err);
@@ -257,20 +392,19 @@ hs_status query_traverse(heap *h, const uint64_t *starts, size_t n_starts,
     memset(stats, 0, sizeof *stats);
     walk w = {.h = h, .t = t, .stats = stats};
     hs_status st = visited_init(&w.visited, h, err);
-    if (st == HS_OK && t->visit_trail) {
-        w.parents_cap = 1024;
-        w.parents = malloc(w.parents_cap * sizeof *w.parents);
-        if (!w.parents)
-            st = nomem(err);
-    }
+    w.span_lo = w.visited.lo;
+    w.span_codes = (w.visited.hi - w.visited.lo) / 8;
+    if (w.span_codes > OTHER) /* a heap over 16 GiB: the rest codes as OTHER */
+        w.span_codes = OTHER;
+    if (st == HS_OK && t->visit_trail)
+        st = trail_init(&w, err);
     for (size_t i = 0; st == HS_OK && i < n_starts; i++) {
         uint64_t a = wire_untag(starts[i]);
         int fresh = a ? visited_add(&w.visited, a) : 0;
         if (fresh < 0)
             st = nomem(err);
         else if (fresh > 0)
-            st = t->visit_trail ? queue_child(&w, a, NO_PARENT, err)
-                                : (addr_push(&w.queue, a) ? HS_OK : nomem(err));
+            st = queue_start(&w, a, err);
     }
     uint64_t next_progress = 0; /* long chains make many tiny levels: report sparingly */
     size_t lo = 0; /* the level is queue positions [lo, queue.count) */
@@ -289,7 +423,7 @@ hs_status query_traverse(heap *h, const uint64_t *starts, size_t n_starts,
         if (t->visit_trail) {
             lo = hi; /* the next level was appended to the queue */
         } else {
-            addr_list tmp = w.queue;
+            code_list tmp = w.queue;
             w.queue = w.next;
             w.next = tmp;
         }
@@ -298,6 +432,7 @@ hs_status query_traverse(heap *h, const uint64_t *starts, size_t n_starts,
     free(w.queue.items);
     free(w.next.items);
     free(w.parents);
+    free(w.others.items);
     free(w.deferred.items);
     free(w.infos.items);
     visited_free(&w.visited);

@@ -194,9 +194,11 @@ static hs_status read_body(call *x, wire_buf *body, uint32_t n) {
 static hs_status stub_error(call *x, uint16_t code) {
     const char *what = "";
     switch (code) {
-    case WIRE_STATUS_BAD_COMMAND:
-        what = "the debuggee does not support this command (profiling-only on a non-profiled "
-               "program?)";
+    case WIRE_STATUS_BAD_COMMAND: /* why depends on the command */
+        what = x->cmd == WIRE_CMD_INDEX_TABLE || x->cmd == WIRE_CMD_CCS_MAIN
+                   ? "the debuggee has no cost centres (not a profiled program)"
+                   : "the debuggee refused the request (an address it does not know, or a "
+                     "command it does not support)";
         break;
     case WIRE_STATUS_ALREADY_PAUSED: what = "the debuggee is already paused"; break;
     case WIRE_STATUS_NOT_PAUSED: what = "the debuggee is not paused"; break;

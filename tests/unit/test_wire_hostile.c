@@ -226,7 +226,7 @@ struct stub_case {
 
 Test(wire_hostile, stub_error_statuses_name_the_command) {
     const struct stub_case cases[] = {
-        {"000000000100", HS_ERR_BAD_COMMAND, "CCS_MAIN: the debuggee does not support"},
+        {"000000000100", HS_ERR_BAD_COMMAND, "CCS_MAIN: the debuggee has no cost centres"},
         {"000000000101", HS_ERR_ALREADY_PAUSED, "PAUSE: the debuggee is already paused"},
         {"000000000102", HS_ERR_NOT_PAUSED, "SRT: the debuggee is not paused"},
         {"000000000103", HS_ERR_NO_RESUME, "RESUME: the debuggee refuses to resume"},

@@ -5,8 +5,8 @@
  * must link statically, GHC's default). Signatures follow the 9.0.2 RTS
  * sources (Task.h, Capability.h, Schedule.h, sm/GC.h, sm/Storage.h,
  * StablePtr.h). Struct layouts we cannot include are reached through field
- * offsets that are either published in DerivedConstants.h or checked when
- * the stub starts (layout.c). */
+ * offsets checked against DerivedConstants.h at compile time (offsets.c)
+ * or found and checked at the first pause (layout.c, blocks.c). */
 #ifndef HEAPSCOPE_STUB_RTS_PRIVATE_H
 #define HEAPSCOPE_STUB_RTS_PRIVATE_H
 
@@ -46,12 +46,8 @@ void markStablePtrTable(evac_fn evac, void *user);
 void stablePtrLock(void);
 void stablePtrUnlock(void);
 
-/* Capability fields past those DerivedConstants.h publishes. In 9.0 the
- * non-moving collector's update remembered set (112 bytes) sits between
- * saved_mut_lists and pinned_object_block, so the two pinned-block fields
- * are the two words right before weak_ptr_list_hd. layout.c checks them. */
-#define CAP_OFF_PINNED_OBJECT_BLOCK (OFFSET_Capability_weak_ptr_list_hd - 16)
-#define CAP_OFF_PINNED_OBJECT_BLOCKS (OFFSET_Capability_weak_ptr_list_hd - 8)
+/* Capability fields the headers do not give: cap_offsets.h. */
+#include "cap_offsets.h"
 
 static inline void *cap_field(const Capability *cap, size_t off) {
     return *(void *const *)((const char *)cap + off);
@@ -60,8 +56,8 @@ static inline void *cap_field(const Capability *cap, size_t off) {
 /* gen_workspace of 9.0 (sm/GCThread.h): gen, my_gct, todo_bd, todo_free,
  * todo_lim, todo_seg, todo_q, todo_overflow, n_todo_overflow,
  * todo_large_objects, scavd_list, n_scavd_blocks, n_scavd_words,
- * part_list, ...; 64-byte aligned, 128 bytes. Where gens[] starts inside
- * gc_thread is found at run time (layout.c). */
+ * part_list, n_part_blocks, n_part_words; 64-byte aligned, 128 bytes.
+ * Where gens[] starts inside gc_thread is found at run time (layout.c). */
 #define WS_SIZE 128
 #define WS_OFF_GEN 0
 #define WS_OFF_MY_GCT 8

@@ -1,0 +1,25 @@
+/* heapscope find TARGET [FILTERS]: the closures matching the filters, one
+ * line (or JSON object) each, in breadth-first order from the GC roots,
+ * without paths (so nothing is recorded per closure). */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "search.h"
+
+static void match_text(FILE *out, const query_match *m) {
+    cli_print_step_text(out, &m->steps[0]);
+    fputc('\n', out);
+}
+
+static void match_json(FILE *out, const query_match *m) {
+    fprintf(out, "{\"number\": %" PRIu64 ", \"depth\": %" PRIu32 ", \"closure\": ", m->number,
+            m->depth);
+    cli_print_step_json(out, &m->steps[0], false);
+    fputc('}', out);
+}
+
+int cli_find(const char *target, const cli_common *common) {
+    static const cli_search_view view = {
+        .paths = false, .title = NULL, .text = match_text, .json = match_json};
+    return cli_run_search(target, common, &view);
+}

@@ -1,0 +1,107 @@
+/* Running a search for retainers and find: filters from the options, a
+ * paused session, matches printed as they are found (so a search with no
+ * limit never holds its results), totals at the end. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "output.h"
+#include "search.h"
+
+typedef struct print_ctx {
+    const cli_search_view *v;
+    bool json;
+} print_ctx;
+
+static bool print_match(void *ctx, heap *h, const query_match *m) {
+    (void)h;
+    print_ctx *p = ctx;
+    if (p->json) {
+        fputs(m->number > 1 ? ",\n  " : "\n  ", stdout);
+        p->v->json(stdout, m);
+    } else {
+        p->v->text(stdout, m);
+    }
+    return true;
+}
+
+static bool show_progress(void *ctx, uint64_t visited) {
+    (void)ctx;
+    fprintf(stderr, "\rheapscope: searching: %" PRIu64 " closures", visited);
+    return true;
+}
+
+static void print_head(const query_filters *f, const cli_common *common,
+                       const cli_search_view *v) {
+    char d[512];
+    if (common->json) {
+        fputs("{\"filters\": [", stdout);
+        for (size_t i = 0; i < query_filters_count(f); i++) {
+            query_filters_describe(f, i, d, sizeof d);
+            fputs(i ? ", " : "", stdout);
+            cli_json_string(stdout, d);
+        }
+        printf("], \"limit\": %ld, \"matches\": [", common->limit);
+        return;
+    }
+    if (!v->title)
+        return;
+    printf("%s", v->title);
+    for (size_t i = 0; i < query_filters_count(f); i++) {
+        query_filters_describe(f, i, d, sizeof d);
+        printf("%s%s", i ? " AND " : " ", d);
+    }
+    if (query_filters_count(f) == 0)
+        fputs(" every closure", stdout);
+    puts("");
+}
+
+static void print_tail(const query_search_stats *st, const cli_common *common) {
+    if (common->json) {
+        printf("%s], \"count\": %" PRIu64 ", \"limit_reached\": %s, \"visited\": %" PRIu64 "}\n",
+               st->matches ? "\n" : "", st->matches, st->limit_reached ? "true" : "false",
+               st->traversal.visited);
+        return;
+    }
+    printf("%" PRIu64 " match%s", st->matches, st->matches == 1 ? "" : "es");
+    if (st->limit_reached)
+        printf(", stopped at the limit of %ld (--limit 0 shows all)", common->limit);
+    printf("; %" PRIu64 " closures visited\n", st->traversal.visited);
+}
+
+int cli_run_search(const char *target, const cli_common *common, const cli_search_view *v) {
+    query_filters *filters;
+    int rc = cli_filters_build(common, &filters);
+    if (rc != 0)
+        return rc;
+    hs_error err = {0};
+    cli_session s;
+    if (cli_session_open(target, common, &s, &err) != HS_OK) {
+        query_filters_free(filters);
+        return cli_report(&err);
+    }
+    print_ctx pc = {v, common->json};
+    query_search q = {.filters = filters, .limit = (uint64_t)common->limit, .paths = v->paths,
+                      .prepared = true, .on_match = print_match, .ctx = &pc};
+    if (isatty(STDERR_FILENO))
+        q.progress = show_progress;
+    query_search_stats stats;
+    /* checked before printing anything, so an era filter on a debuggee
+     * without eras gives just the error */
+    hs_status st = query_filters_prepare(filters, s.heap, &err);
+    if (st == HS_OK) {
+        print_head(filters, common, v);
+        st = query_search_run(s.heap, &q, &stats, &err);
+    }
+    if (q.progress)
+        fputs("\r\033[K", stderr);
+    if (st == HS_OK)
+        print_tail(&stats, common);
+    fflush(stdout);
+    hs_error close_err = {0};
+    hs_status cst = cli_session_close(&s, common, &close_err);
+    query_filters_free(filters);
+    if (st != HS_OK)
+        return cli_report(&err);
+    return cst == HS_OK ? 0 : cli_report(&close_err);
+}

@@ -1,0 +1,171 @@
+/* Listing the socket and snapshot directories (wire-protocol.md §3.5):
+ * every entry, newest first by lstat mtime; a directory that cannot be
+ * read is an empty list, because a missing ghc-debug dir just means that
+ * no debuggee ran yet. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "heapscope/discover.h"
+
+/* While listing, each entry keeps its full timestamp so that two sockets
+ * created in the same second still sort newest first. */
+typedef struct pending {
+    discover_entry e;
+    struct timespec when;
+} pending;
+
+typedef struct builder {
+    pending *items;
+    size_t count, cap;
+} builder;
+
+static void builder_free(builder *b) {
+    for (size_t i = 0; i < b->count; i++) {
+        free(b->items[i].e.path);
+        free(b->items[i].e.name);
+    }
+    free(b->items);
+    *b = (builder){0};
+}
+
+static const char *base_name(const char *path) {
+    const char *slash = strrchr(path, '/');
+    return slash && slash[1] ? slash + 1 : path;
+}
+
+static hs_status add(builder *b, const char *path, const struct stat *st, bool from_env,
+                     hs_error *err) {
+    if (b->count == b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 16;
+        pending *items = realloc(b->items, cap * sizeof *items);
+        if (!items)
+            return hs_fail(err, HS_ERR_NOMEM, "out of memory listing %s", path);
+        b->items = items;
+        b->cap = cap;
+    }
+    pending *p = &b->items[b->count];
+    *p = (pending){.e = {.mtime = st->st_mtim.tv_sec, .is_socket = S_ISSOCK(st->st_mode),
+                         .from_env = from_env},
+                   .when = st->st_mtim};
+    p->e.path = strdup(path);
+    p->e.name = strdup(base_name(path));
+    if (!p->e.path || !p->e.name) {
+        free(p->e.path);
+        free(p->e.name);
+        return hs_fail(err, HS_ERR_NOMEM, "out of memory listing %s", path);
+    }
+    b->count++;
+    return HS_OK;
+}
+
+/* Newest first; equal times by name so the order is stable. */
+static int newest_first(const void *pa, const void *pb) {
+    const pending *a = pa, *b = pb;
+    if (a->when.tv_sec != b->when.tv_sec)
+        return a->when.tv_sec < b->when.tv_sec ? 1 : -1;
+    if (a->when.tv_nsec != b->when.tv_nsec)
+        return a->when.tv_nsec < b->when.tv_nsec ? 1 : -1;
+    return strcmp(a->e.name, b->e.name);
+}
+
+static hs_status list_dir(builder *b, const char *dir, bool skip_dirs, hs_error *err) {
+    if (!dir[0])
+        return HS_OK;
+    DIR *d = opendir(dir);
+    if (!d)
+        return HS_OK;
+    hs_status rc = HS_OK;
+    const struct dirent *de;
+    while (rc == HS_OK && (de = readdir(d))) {
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+            continue;
+        char path[4096];
+        int n = snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        if (n < 0 || (size_t)n >= sizeof path)
+            continue; /* cannot be opened by name either */
+        struct stat st;
+        if (lstat(path, &st) != 0)
+            continue; /* gone since readdir: a debuggee that just exited */
+        if (skip_dirs && S_ISDIR(st.st_mode))
+            continue;
+        rc = add(b, path, &st, false, err);
+    }
+    closedir(d);
+    return rc;
+}
+
+static hs_status finish(builder *b, hs_status rc, discover_list *out, hs_error *err) {
+    if (rc != HS_OK) {
+        builder_free(b);
+        return rc;
+    }
+    if (b->count > 1) /* qsort wants a non-null array even for 0 items */
+        qsort(b->items, b->count, sizeof *b->items, newest_first);
+    discover_entry *items = NULL;
+    if (b->count) {
+        items = malloc(b->count * sizeof *items);
+        if (!items) {
+            builder_free(b);
+            return hs_fail(err, HS_ERR_NOMEM, "out of memory listing a directory");
+        }
+        for (size_t i = 0; i < b->count; i++)
+            items[i] = b->items[i].e;
+    }
+    out->items = items;
+    out->count = b->count;
+    free(b->items);
+    return HS_OK;
+}
+
+/* GHC_DEBUG_SOCKET names a socket outside the directory (or inside it:
+ * then the directory's entry is marked instead of listed twice). */
+static hs_status add_env_socket(builder *b, hs_error *err) {
+    const char *env = getenv("GHC_DEBUG_SOCKET");
+    struct stat st;
+    if (!env || !env[0] || lstat(env, &st) != 0)
+        return HS_OK;
+    for (size_t i = 0; i < b->count; i++)
+        if (strcmp(b->items[i].e.path, env) == 0) {
+            b->items[i].e.from_env = true;
+            return HS_OK;
+        }
+    return add(b, env, &st, true, err);
+}
+
+hs_status discover_sockets(discover_list *out, hs_error *err) {
+    *out = (discover_list){0};
+    char dir[4096];
+    hs_status rc = discover_socket_dir(dir, sizeof dir, err);
+    if (rc != HS_OK)
+        return rc;
+    builder b = {0};
+    rc = list_dir(&b, dir, false, err);
+    if (rc == HS_OK)
+        rc = add_env_socket(&b, err);
+    return finish(&b, rc, out, err);
+}
+
+hs_status discover_snapshots(discover_list *out, hs_error *err) {
+    *out = (discover_list){0};
+    char dir[4096];
+    hs_status rc = discover_snapshot_dir(dir, sizeof dir, err);
+    if (rc != HS_OK)
+        return rc;
+    builder b = {0};
+    rc = list_dir(&b, dir, true, err);
+    return finish(&b, rc, out, err);
+}
+
+void discover_list_free(discover_list *l) {
+    if (!l)
+        return;
+    for (size_t i = 0; i < l->count; i++) {
+        free(l->items[i].path);
+        free(l->items[i].name);
+    }
+    free(l->items);
+    *l = (discover_list){0};
+}

@@ -1,0 +1,240 @@
+/* tui_run: the main loop. It draws the current screen, reads one key,
+ * and hands it to whatever has the keyboard: a prompt, an overlay, the
+ * quit question, or the command table. The general commands (help,
+ * palette, quit, cancel) live here. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "commands.h"
+#include "keys.h"
+#include "term.h"
+#include "tui_curses.h"
+
+#define IDLE_WAIT_MS 1000 /* the picker re-reads its directory this often */
+
+void tui_app_message(tui_app *app, tui_role role, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(app->msg.text, sizeof app->msg.text, fmt, ap);
+    va_end(ap);
+    app->msg.role = role;
+}
+
+void tui_app_go_picker(tui_app *app) {
+    tui_explorer_reset(&app->ex);
+    app->screen = TUI_SCREEN_PICKER;
+    app->mode = TUI_MODE_NORMAL;
+    tui_picker_refresh(app, true);
+}
+
+void tui_app_error(tui_app *app, const char *what, const hs_error *err) {
+    if (app->screen != TUI_SCREEN_PICKER && tui_session_lost(&app->sess)) {
+        char target[sizeof app->sess.target];
+        snprintf(target, sizeof target, "%s", app->sess.target);
+        tui_session_close(&app->sess, false);
+        tui_app_go_picker(app);
+        tui_app_message(app, TUI_ROLE_ERROR, "lost the connection to %s: %s", target,
+                        err->message);
+        return;
+    }
+    tui_app_message(app, TUI_ROLE_ERROR, "%s: %s", what, err->message);
+}
+
+/* ---- drawing --------------------------------------------------------- */
+
+static const char *base_name(const char *path) {
+    const char *s = strrchr(path, '/');
+    return s && s[1] ? s + 1 : path;
+}
+
+static void draw_title(tui_app *app) {
+    int attr = tui_attr(TUI_ROLE_TITLE);
+    tui_fill(0, 0, COLS, attr);
+    char left[1024], right[64] = "";
+    if (app->screen == TUI_SCREEN_PICKER) {
+        snprintf(left, sizeof left, " heapscope: pick a debuggee");
+    } else if (app->screen == TUI_SCREEN_RUNNING) {
+        snprintf(left, sizeof left, " heapscope: %s: running", base_name(app->sess.target));
+    } else {
+        tui_view *v = tui_explorer_view(app);
+        snprintf(left, sizeof left, " heapscope: %s: paused: %s: %s", base_name(app->sess.target),
+                 v ? v->summary : "", v ? v->title : "");
+        if (app->ex.n_hist > 1)
+            snprintf(right, sizeof right, " view %zu/%zu ", app->ex.pos + 1, app->ex.n_hist);
+    }
+    int rw = tui_text_cols(right, strlen(right));
+    tui_put(0, 0, left, COLS - rw - 1, attr | A_BOLD);
+    if (rw)
+        tui_put(0, COLS - rw, right, rw, attr);
+}
+
+void tui_app_draw(tui_app *app) {
+    curs_set(0);
+    erase();
+    if (LINES < 3 || COLS < 20) {
+        tui_put(0, 0, "heapscope: the terminal is too small", COLS, A_BOLD);
+        refresh();
+        return;
+    }
+    draw_title(app);
+    switch (app->screen) {
+    case TUI_SCREEN_PICKER: tui_picker_draw(app); break;
+    case TUI_SCREEN_RUNNING: tui_running_draw(app); break;
+    case TUI_SCREEN_PAUSED: tui_explorer_draw(app); break;
+    }
+    tui_footer_draw(app);
+    if (app->mode == TUI_MODE_HELP)
+        tui_help_draw(app);
+    else if (app->mode == TUI_MODE_PALETTE)
+        tui_palette_draw(app);
+    refresh();
+}
+
+static void redraw_hook(void *ctx) { tui_app_draw(ctx); }
+
+/* ---- general commands ------------------------------------------------ */
+
+void tui_cmd_help(tui_app *app, int arg) {
+    (void)arg;
+    app->help_top = 0;
+    app->mode = TUI_MODE_HELP;
+}
+
+void tui_cmd_palette(tui_app *app, int arg) {
+    (void)arg;
+    tui_palette_open(app);
+}
+
+void tui_cmd_cancel(tui_app *app, int arg) {
+    (void)arg;
+    app->msg.text[0] = 0; /* nothing else: Esc never resumes or leaves */
+    app->ex.find_shown = false;
+}
+
+void tui_cmd_redraw(tui_app *app, int arg) {
+    (void)arg;
+    (void)app;
+    clearok(curscr, TRUE);
+}
+
+void tui_cmd_quit(tui_app *app, int arg) {
+    (void)arg;
+    if (app->screen == TUI_SCREEN_PAUSED) {
+        app->mode = TUI_MODE_QUIT_ASK;
+        app->msg.text[0] = 0;
+        return;
+    }
+    app->quit = true;
+}
+
+static void quit_answer(tui_app *app, int key) {
+    if (key == 'y' || key == 'Y') {
+        tui_explorer_reset(&app->ex);
+        hs_error err = {0};
+        if (tui_session_resume(&app->sess, &err) != HS_OK) {
+            /* say so and stay: quitting now would leave it paused unasked */
+            app->mode = TUI_MODE_NORMAL;
+            tui_app_error(app, "cannot resume", &err);
+            if (app->screen == TUI_SCREEN_PAUSED)
+                app->screen = TUI_SCREEN_RUNNING;
+            return;
+        }
+        app->quit = true;
+    } else if (key == 'n' || key == 'N') {
+        app->quit = true;
+    } else if (key == TUI_KEY_ESC) {
+        app->mode = TUI_MODE_NORMAL;
+    }
+}
+
+static void handle_key(tui_app *app, int key) {
+    switch (app->mode) {
+    case TUI_MODE_PROMPT: tui_prompt_key(app, key); return;
+    case TUI_MODE_HELP: tui_help_key(app, key); return;
+    case TUI_MODE_PALETTE: tui_palette_key(app, key); return;
+    case TUI_MODE_QUIT_ASK: quit_answer(app, key); return;
+    case TUI_MODE_NORMAL: break;
+    }
+    app->msg.text[0] = 0;
+    if (!tui_command_dispatch(app, key) && tui_key_char(key) >= 0) {
+        char help[32];
+        tui_app_message(app, TUI_ROLE_INFO, "no command on that key (%s lists them)",
+                        tui_command_key("Help", help, sizeof help));
+    }
+}
+
+/* ---- entry ----------------------------------------------------------- */
+
+static void lost(tui_app *app) {
+    hs_error err;
+    hs_fail(&err, HS_ERR_CLOSED, "the program may have exited");
+    tui_app_error(app, "", &err);
+}
+
+static void start(tui_app *app) {
+    const char *target = app->opts.target;
+    if (!target || !*target) {
+        const char *env = getenv("GHC_DEBUG_SOCKET");
+        target = env && *env ? env : NULL;
+    }
+    if (!target) {
+        tui_app_go_picker(app);
+        return;
+    }
+    tui_progress_begin("connecting");
+    hs_error err = {0};
+    if (tui_session_connect(&app->sess, target, app->opts.timeout_ms, &err) != HS_OK) {
+        tui_app_go_picker(app);
+        tui_app_message(app, TUI_ROLE_ERROR, "cannot connect to %s: %s", target, err.message);
+        return;
+    }
+    app->screen = TUI_SCREEN_RUNNING;
+}
+
+int tui_run(const tui_options *opts) {
+    tui_app *app = calloc(1, sizeof *app);
+    if (!app) {
+        fputs("heapscope: out of memory\n", stderr);
+        return 1;
+    }
+    app->opts = *opts;
+    if (app->opts.timeout_ms <= 0)
+        app->opts.timeout_ms = 30000;
+    hs_error theme_err = {0};
+    bool theme_ok =
+        tui_theme_load(opts->theme ? opts->theme : "default", &app->theme, &theme_err) == HS_OK;
+    tui_explorer_init(&app->ex);
+    hs_error err = {0};
+    if (tui_term_start(&app->theme, &err) != HS_OK) {
+        fprintf(stderr, "heapscope: %s\n", err.message);
+        free(app);
+        return 1;
+    }
+    tui_progress_set_redraw(redraw_hook, app);
+    start(app);
+    if (!theme_ok)
+        tui_app_message(app, TUI_ROLE_ERROR, "%s (using the default theme)", theme_err.message);
+    while (!app->quit) {
+        if (app->screen == TUI_SCREEN_PICKER)
+            tui_picker_refresh(app, false);
+        else if (tui_session_lost(&app->sess))
+            lost(app); /* noticed while drawing or opening rows */
+        tui_app_draw(app);
+        int key = tui_read_key(IDLE_WAIT_MS);
+        if (key == TUI_KEY_NONE || key == KEY_RESIZE)
+            continue; /* curses already knows the new size: the next draw uses it */
+        handle_key(app, key);
+    }
+    tui_term_stop();
+    tui_explorer_reset(&app->ex);
+    query_filters_free(app->ex.built);
+    tui_session_close(&app->sess, false);
+    tui_picker_free(&app->picker);
+    free(app->palette.order);
+    int status = app->status;
+    free(app);
+    return status;
+}

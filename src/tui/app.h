@@ -1,0 +1,324 @@
+/* The state of the running UI and what its parts call on each other
+ * (private to src/tui). One app owns one current screen: the debuggee
+ * picker, or the explorer of a connected debuggee (running or paused);
+ * prompts and overlays sit on top of the screen and take the keys. */
+#ifndef HEAPSCOPE_TUI_APP_H
+#define HEAPSCOPE_TUI_APP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "heapscope/discover.h"
+#include "heapscope/heap.h"
+#include "heapscope/query.h"
+#include "heapscope/tui.h"
+#include "heapscope/u64map.h"
+#include "heapscope/wire.h"
+#include "input.h"
+#include "tree.h"
+
+typedef struct tui_app tui_app;
+
+typedef enum tui_screen { TUI_SCREEN_PICKER, TUI_SCREEN_RUNNING, TUI_SCREEN_PAUSED } tui_screen;
+
+typedef enum tui_mode {
+    TUI_MODE_NORMAL,
+    TUI_MODE_PROMPT,   /* the footer's input line */
+    TUI_MODE_HELP,     /* the ? overlay */
+    TUI_MODE_PALETTE,  /* the Ctrl-P overlay */
+    TUI_MODE_QUIT_ASK  /* q while paused: resume first? */
+} tui_mode;
+
+/* ---- session.c: the connection to one debuggee ---- */
+
+typedef struct tui_session {
+    char target[512];
+    wire_conn *conn;
+    heap *heap;              /* while paused */
+    heap *kept;              /* the heap of this connection, kept across
+                                resumes for its immutable parts (info tables,
+                                constructor names, bitmaps) */
+    bool was_paused;         /* paused before our last p (another session) */
+    wire_version version;
+    bool have_version;
+} tui_session;
+
+/* Connects and asks the debuggee's version. Unlike ghc-debug's UI it does
+ * not send RESUME: a debuggee another session left paused stays paused
+ * until the user says otherwise. */
+hs_status tui_session_connect(tui_session *s, const char *target, int timeout_ms, hs_error *err);
+/* Pauses and reads the heap with progress; Esc cancels, which reconnects
+ * and resumes unless it was paused before (the pause never happened). */
+hs_status tui_session_pause(tui_session *s, int timeout_ms, hs_error *err);
+hs_status tui_session_resume(tui_session *s, hs_error *err);
+/* Drops the heap and disconnects, resuming first when asked. */
+void tui_session_close(tui_session *s, bool resume);
+bool tui_session_lost(const tui_session *s);
+/* 0 when not known. */
+int tui_session_prof_mode(const tui_session *s);
+
+/* ---- picker.c ---- */
+
+typedef struct tui_picker {
+    int tab; /* 0: debuggees, 1: snapshots */
+    discover_list lists[2];
+    size_t sel[2], top[2];
+    char dir[2][512];
+    struct timespec refreshed;
+} tui_picker;
+
+void tui_picker_refresh(tui_app *app, bool force);
+void tui_picker_draw(tui_app *app);
+void tui_picker_free(tui_picker *p);
+
+/* ---- explorer: views of a paused heap ---- */
+
+/* One closure on a search result's path (root first). */
+typedef struct tui_step {
+    uint64_t addr;
+    uint32_t edge;  /* string in the view's tree pool: "Field 0", or the start's name */
+    bool newer;     /* a newer era retains this older one here */
+} tui_step;
+
+typedef struct tui_match {
+    size_t first_step;
+    uint32_t n_steps;
+    uint32_t n_newer;
+} tui_match;
+
+typedef struct tui_view {
+    bool is_roots;
+    tui_tree tree;
+    size_t sel, top;        /* selected row, first row on screen */
+    char title[256];
+    char summary[128];      /* "37 items/100 max" */
+    tui_step *steps;
+    size_t n_steps, steps_cap;
+    tui_match *matches;
+    size_t n_matches, matches_cap;
+} tui_view;
+
+/* Node kinds and flags of the explorer's trees. */
+enum { TUI_NODE_CLOSURE, TUI_NODE_CCS, TUI_NODE_CC, TUI_NODE_TEXT };
+enum {
+    TUI_NODE_MATCH = 1, /* a search match: expands into its path */
+    TUI_NODE_LEAK = 2   /* a newer era retains this older closure */
+};
+
+typedef struct tui_filter_spec {
+    query_filter_kind kind;
+    bool invert;
+    char text[TUI_INPUT_MAX];
+} tui_filter_spec;
+
+#define TUI_MAX_FILTERS 32
+#define TUI_HISTORY_MAX 64
+
+typedef struct tui_explorer {
+    tui_view *roots;
+    tui_view *hist[TUI_HISTORY_MAX]; /* roots and search views, oldest first */
+    size_t n_hist, pos;
+    tui_filter_spec filters[TUI_MAX_FILTERS]; /* [0] is the front: evaluated first */
+    size_t n_filters;
+    query_filters *built;    /* the specs compiled, in the same order */
+    uint64_t limit;          /* 0 = unlimited */
+    bool era_colors;
+    bool details;
+    int tree_h;              /* rows of the tree area at the last draw (for paging) */
+    char find[256];
+    bool find_shown;         /* rows highlight the find text (until Esc) */
+    heap_closure scratch;
+    u64map cc_text;          /* CCS / CC address -> index in cc_strings + 1 */
+    char **cc_strings;
+    size_t n_cc_strings, cc_strings_cap;
+} tui_explorer;
+
+void tui_explorer_init(tui_explorer *ex);
+/* Drops every view and cache (on resume, disconnect, quit). */
+void tui_explorer_reset(tui_explorer *ex);
+/* Builds the roots view after a pause. */
+hs_status tui_explorer_open(tui_app *app, hs_error *err);
+tui_view *tui_explorer_view(tui_app *app);
+/* Makes v the current view, dropping the forward history. */
+void tui_explorer_push(tui_app *app, tui_view *v);
+tui_view *tui_view_new(bool is_roots);
+void tui_view_free(tui_view *v);
+/* Keeps the selection on screen for a tree area of `height` rows. */
+void tui_view_scroll(tui_view *v, size_t height);
+/* The node under the selection, or TUI_NODE_NONE. */
+tui_node_id tui_view_selected(tui_view *v);
+void tui_view_select(tui_view *v, tui_node_id id);
+
+/* Finds text in the visible rows from the selection on (and keeps it for n). */
+void tui_explorer_find(tui_app *app, const char *text);
+
+/* rows.c: what a node shows, decoded on first use and kept. */
+typedef struct tui_row {
+    uint32_t type, size;
+    uint8_t bar;      /* TUI_BAR_* */
+    bool error;
+    uint64_t era;
+    char text[];      /* closure text, or why it could not be read */
+} tui_row;
+enum { TUI_BAR_NONE, TUI_BAR_ERA, TUI_BAR_LDV_USED, TUI_BAR_PLAIN };
+
+const tui_row *tui_row_get(tui_app *app, tui_tree *t, tui_node_id id);
+/* Decodes the rows [first, first + n) with batched requests. */
+void tui_rows_prefetch(tui_app *app, tui_tree *t, size_t first, size_t n);
+/* The children of a node (tui_tree_load_fn; ctx is the app). */
+hs_status tui_rows_load(void *ctx, tui_tree *t, tui_node_id id, hs_error *err);
+/* "label   module   srcloc" of a cost-centre stack (its own cost centre)
+ * or of a cost centre; NULL with err set on failure. */
+const char *tui_cc_text(tui_app *app, uint64_t addr, bool is_ccs, hs_error *err);
+/* Whole text of a row for find-in-tree. */
+const char *tui_row_find_text(void *ctx, tui_tree *t, tui_node_id id);
+
+/* explorer_draw.c, details.c */
+void tui_explorer_draw(tui_app *app);
+void tui_running_draw(tui_app *app);
+/* Draws the details of node id in the box at (y, x), h rows by w columns. */
+void tui_details_draw(tui_app *app, tui_tree *t, tui_node_id id, int y, int x, int h, int w);
+/* Rows the details pane wants at width w (for the layout). */
+int tui_details_height(tui_app *app, tui_tree *t, tui_node_id id, int w);
+
+/* search.c */
+/* Runs a retainer search with the current filters as a new view. */
+void tui_search_run(tui_app *app, const char *title);
+/* Applies a submitted filter prompt. */
+void tui_search_submit_filter(tui_app *app);
+void tui_search_submit_limit(tui_app *app);
+void tui_search_submit_remove(tui_app *app);
+void tui_search_submit_large(tui_app *app);
+/* "Constructor name Leak", as the filter bar shows filter i. */
+void tui_filter_describe(const tui_app *app, size_t i, char *buf, size_t cap);
+
+/* ---- prompts (footer.c) ---- */
+
+typedef enum tui_prompt_kind {
+    TUI_PROMPT_FIND,          /* text in the tree */
+    TUI_PROMPT_FILTER_FIND,   /* filters := [this]; search */
+    TUI_PROMPT_FILTER_ADD,    /* prepend to the filters */
+    TUI_PROMPT_LIMIT,
+    TUI_PROMPT_REMOVE,
+    TUI_PROMPT_LARGE_ARR      /* filters := [ARR_WORDS, size >= n]; search */
+} tui_prompt_kind;
+
+typedef struct tui_prompt {
+    tui_prompt_kind kind;
+    query_filter_kind filter;
+    bool invert;      /* Ctrl-G while typing a filter */
+    char label[96];
+    tui_input in;
+} tui_prompt;
+
+void tui_prompt_open(tui_app *app, tui_prompt_kind kind, query_filter_kind filter, bool invert,
+                     const char *label);
+void tui_prompt_key(tui_app *app, int key);
+
+/* ---- the app ---- */
+
+typedef struct tui_app {
+    tui_options opts;
+    tui_theme theme;
+    tui_screen screen;
+    tui_mode mode;
+    bool quit;
+    int status;
+    tui_picker picker;
+    tui_session sess;
+    tui_explorer ex;
+    tui_prompt prompt;
+    int key; /* the key being dispatched, for handlers bound to several */
+    struct {
+        char text[HS_ERROR_MESSAGE_MAX + 64];
+        tui_role role;
+    } msg;
+    struct {
+        tui_input in;
+        size_t *order; /* command indexes, best match first */
+        size_t n, sel, top;
+    } palette;
+    size_t help_top;
+} tui_app;
+
+void tui_app_message(tui_app *app, tui_role role, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Shows an error; a lost connection also drops the session and goes back
+ * to the debuggee list. */
+void tui_app_error(tui_app *app, const char *what, const hs_error *err);
+/* Redraws everything (the main loop, and progress after a resize). */
+void tui_app_draw(tui_app *app);
+void tui_app_go_picker(tui_app *app);
+
+/* footer.c */
+void tui_footer_draw(tui_app *app);
+/* overlay_help.c, overlay_palette.c */
+void tui_help_draw(tui_app *app);
+void tui_help_key(tui_app *app, int key);
+void tui_palette_open(tui_app *app);
+void tui_palette_draw(tui_app *app);
+void tui_palette_key(tui_app *app, int key);
+
+/* The rows of the screen: title, tree or list, footer. */
+#define TUI_TITLE_ROWS 1
+#define TUI_FOOTER_ROWS 1
+
+/* ---- command handlers (commands.c refers to these) ---- */
+
+void tui_cmd_help(tui_app *app, int arg);
+void tui_cmd_palette(tui_app *app, int arg);
+void tui_cmd_quit(tui_app *app, int arg);
+void tui_cmd_cancel(tui_app *app, int arg);
+void tui_cmd_redraw(tui_app *app, int arg);
+
+void tui_cmd_picker_open(tui_app *app, int arg);
+void tui_cmd_picker_tab(tui_app *app, int arg);
+
+enum { TUI_MOVE_UP, TUI_MOVE_DOWN, TUI_MOVE_PAGE_UP, TUI_MOVE_PAGE_DOWN, TUI_MOVE_FIRST,
+       TUI_MOVE_LAST };
+void tui_cmd_move(tui_app *app, int how);
+void tui_picker_move(tui_app *app, int how);
+
+void tui_cmd_pause(tui_app *app, int arg);
+void tui_cmd_resume(tui_app *app, int arg);
+void tui_cmd_disconnect(tui_app *app, int arg);
+
+void tui_cmd_expand(tui_app *app, int arg);
+void tui_cmd_collapse(tui_app *app, int arg);
+void tui_cmd_collapse_all(tui_app *app, int arg);
+void tui_cmd_find(tui_app *app, int arg);
+void tui_cmd_find_next(tui_app *app, int arg);
+void tui_cmd_back(tui_app *app, int arg);
+void tui_cmd_forward(tui_app *app, int arg);
+void tui_cmd_eras(tui_app *app, int arg);
+void tui_cmd_details(tui_app *app, int arg);
+void tui_cmd_roots(tui_app *app, int arg);
+
+void tui_cmd_find_by(tui_app *app, int kind);        /* filters := [kind]; search */
+void tui_cmd_add_filter(tui_app *app, int kind);
+void tui_cmd_add_exclusion(tui_app *app, int kind);
+void tui_cmd_find_large(tui_app *app, int arg);
+void tui_cmd_search(tui_app *app, int arg);
+void tui_cmd_limit(tui_app *app, int arg);
+void tui_cmd_clear_filters(tui_app *app, int arg);
+void tui_cmd_remove_filter(tui_app *app, int arg);
+
+void tui_cmd_prompt_accept(tui_app *app, int arg);
+void tui_cmd_prompt_cancel(tui_app *app, int arg);
+void tui_cmd_prompt_invert(tui_app *app, int arg);
+void tui_cmd_prompt_edit(tui_app *app, int arg);
+
+/* draw.c: text on the screen */
+/* Writes UTF-8 text at (y, x) in at most `cols` columns with attr;
+ * returns the columns used. Control bytes and invalid UTF-8 show as '?'. */
+int tui_put(int y, int x, const char *text, int cols, int attr);
+/* Fills cols cells with spaces in attr. */
+void tui_fill(int y, int x, int cols, int attr);
+/* Lines of n cells: Unicode in UTF-8, '-' and '|' otherwise. */
+void tui_hline(int y, int x, int n, int attr);
+void tui_vline(int y, int x, int n, int attr);
+/* A box with a title, its inside cleared. */
+void tui_box(int y, int x, int h, int w, const char *title, int attr);
+
+#endif

@@ -1,0 +1,316 @@
+/* The command table and what is read from it: key dispatch, availability,
+ * and the key list printed by `heapscope --keys` (plain and as roff for
+ * the man page). */
+#include "commands.h"
+
+#include <string.h>
+
+#include "app.h"
+#include "keys.h"
+#include "tui_curses.h"
+
+#define C TUI_CTRL
+#define PROMPT TUI_SCOPE_PROMPT
+#define PICK TUI_SCOPE_PICKER
+#define EXPL TUI_SCOPE_EXPLORER
+#define ANY TUI_SCOPE_ANY
+#define PAUSED TUI_NEED_PAUSED
+#define RUNNING TUI_NEED_RUNNING
+#define ERA TUI_NEED_ERA
+#define PROF TUI_NEED_PROFILED
+#define NAV (PICK | EXPL)
+
+/* Filter commands, one per kind for "Add filter" and "Add exclusion". */
+#define FILTER_COMMANDS(verb, what, fn)                                                        \
+    {"Filters", verb ": closure address", {0}, EXPL, PAUSED,                                   \
+     what " closures at an address (0x...)", fn, QUERY_FILTER_ADDRESS},                        \
+    {"Filters", verb ": info table", {0}, EXPL, PAUSED,                                         \
+     what " closures with an info-table pointer (0x...)", fn, QUERY_FILTER_INFO},              \
+    {"Filters", verb ": constructor regex", {0}, EXPL, PAUSED,                                 \
+     what " constructors whose name matches a regular expression", fn,                        \
+     QUERY_FILTER_CONSTRUCTOR},                                                                \
+    {"Filters", verb ": exact constructor name", {0}, EXPL, PAUSED,                            \
+     what " constructors with exactly this name", fn, QUERY_FILTER_EXACT},                     \
+    {"Filters", verb ": closure name", {0}, EXPL, PAUSED,                                      \
+     what " closures whose info table (IPE) has this name", fn, QUERY_FILTER_CLOSURE_NAME},    \
+    {"Filters", verb ": era range", {0}, EXPL, PAUSED | ERA,                                   \
+     what " closures of an era range (N, A-B, A-, -B)", fn, QUERY_FILTER_ERA},                 \
+    {"Filters", verb ": cost centre id", {0}, EXPL, PAUSED | PROF,                             \
+     what " closures under a cost centre", fn, QUERY_FILTER_COST_CENTRE},                      \
+    {"Filters", verb ": closure size", {0}, EXPL, PAUSED,                                      \
+     what " closures of at least this many bytes", fn, QUERY_FILTER_MIN_SIZE},                \
+    {"Filters", verb ": closure type", {0}, EXPL, PAUSED,                                      \
+     what " closures of a closure type (THUNK_2_0, ARR_WORDS, ...)", fn, QUERY_FILTER_TYPE}
+
+const tui_command tui_commands[] = {
+    {"General", "Help", {'?'}, ANY, 0, "Show every key binding", tui_cmd_help, 0},
+    {"General", "Command palette", {C('p')}, ANY, 0,
+     "Find any command by name and run it", tui_cmd_palette, 0},
+    {"General", "Cancel or close", {TUI_KEY_ESC}, ANY, 0,
+     "Cancel a prompt or long work, close an overlay or message (never resumes or leaves)",
+     tui_cmd_cancel, 0},
+    {"General", "Quit", {'q', C('c')}, ANY, 0,
+     "Quit; while paused, asks first: y resume then quit, n quit leaving it paused, Esc stay",
+     tui_cmd_quit, 0},
+    {"General", "Redraw the screen", {0}, ANY, 0, "Repaint the whole terminal", tui_cmd_redraw,
+     0},
+
+    {"Debuggee list", "Connect", {'\n'}, PICK, 0,
+     "Connect to the selected debuggee", tui_cmd_picker_open, 0},
+    {"Debuggee list", "Debuggees or snapshots", {TUI_KEY_TAB}, PICK, 0,
+     "Switch between the debuggee sockets and the snapshot files", tui_cmd_picker_tab, 0},
+
+    {"Moving", "Move up", {KEY_UP, 'k'}, NAV, PAUSED, "Select the row above", tui_cmd_move,
+     TUI_MOVE_UP},
+    {"Moving", "Move down", {KEY_DOWN, 'j'}, NAV, PAUSED, "Select the row below", tui_cmd_move,
+     TUI_MOVE_DOWN},
+    {"Moving", "Page up", {KEY_PPAGE}, NAV, PAUSED, "Move up one screen", tui_cmd_move,
+     TUI_MOVE_PAGE_UP},
+    {"Moving", "Page down", {KEY_NPAGE}, NAV, PAUSED, "Move down one screen", tui_cmd_move,
+     TUI_MOVE_PAGE_DOWN},
+    {"Moving", "First row", {KEY_HOME, 'g'}, NAV, PAUSED, "Select the first row", tui_cmd_move,
+     TUI_MOVE_FIRST},
+    {"Moving", "Last row", {KEY_END, 'G'}, NAV, PAUSED, "Select the last row", tui_cmd_move,
+     TUI_MOVE_LAST},
+
+    {"Debuggee", "Pause", {'p'}, EXPL, RUNNING,
+     "Pause the debuggee and explore its heap", tui_cmd_pause, 0},
+    {"Debuggee", "Resume", {'r', C('r')}, EXPL, PAUSED,
+     "Resume the debuggee (the views of its heap are dropped)", tui_cmd_resume, 0},
+    {"Debuggee", "Disconnect", {0}, EXPL, RUNNING,
+     "Leave the running debuggee and go back to the debuggee list", tui_cmd_disconnect, 0},
+
+    {"Tree", "Expand", {KEY_RIGHT, 'l', '\n'}, EXPL, PAUSED,
+     "Open the selected closure (its children are read now); on an open one, go to its first "
+     "child",
+     tui_cmd_expand, 0},
+    {"Tree", "Collapse or go to parent", {KEY_LEFT, 'h'}, EXPL, PAUSED,
+     "Close the selected node, or select its parent", tui_cmd_collapse, 0},
+    {"Tree", "Collapse all", {TUI_KEY_SHIFT_LEFT, 'H'}, EXPL, PAUSED,
+     "Close every node of the view", tui_cmd_collapse_all, 0},
+    {"Tree", "Find text", {'/'}, EXPL, PAUSED,
+     "Find text in the visible rows of the tree", tui_cmd_find, 0},
+    {"Tree", "Find next", {'n'}, EXPL, PAUSED, "Find the same text again, further down",
+     tui_cmd_find_next, 0},
+    {"Tree", "Back", {TUI_KEY_ALT_LEFT}, EXPL, PAUSED,
+     "Go back to the previous view (the roots, an earlier search)", tui_cmd_back, 0},
+    {"Tree", "Forward", {TUI_KEY_ALT_RIGHT}, EXPL, PAUSED, "Go forward again after Back",
+     tui_cmd_forward, 0},
+    {"Tree", "Era colours", {'e'}, EXPL, PAUSED,
+     "Colour each row by its closure's era, with a legend (era profiling)", tui_cmd_eras, 0},
+    {"Tree", "Details pane", {'d'}, EXPL, PAUSED,
+     "Show or hide the details of the selected closure", tui_cmd_details, 0},
+    {"Tree", "Saved objects and GC roots", {C('s')}, EXPL, PAUSED,
+     "Back to the roots view", tui_cmd_roots, 0},
+
+    {"Search", "Find retainers", {C('e')}, EXPL, PAUSED,
+     "Retainers of the constructors whose name matches a regular expression", tui_cmd_find_by,
+     QUERY_FILTER_CONSTRUCTOR},
+    {"Search", "Find retainers (exact name)", {0}, EXPL, PAUSED,
+     "Retainers of the constructors with exactly this name", tui_cmd_find_by,
+     QUERY_FILTER_EXACT},
+    {"Search", "Find retainers (closure name)", {0}, EXPL, PAUSED,
+     "Retainers of the closures whose info table (IPE) has this name", tui_cmd_find_by,
+     QUERY_FILTER_CLOSURE_NAME},
+    {"Search", "Find address", {C('a')}, EXPL, PAUSED,
+     "The closure at an address, with its retainers", tui_cmd_find_by, QUERY_FILTER_ADDRESS},
+    {"Search", "Find info table", {C('t')}, EXPL, PAUSED,
+     "Closures with an info-table pointer, with their retainers", tui_cmd_find_by,
+     QUERY_FILTER_INFO},
+    {"Search", "Find closures by era", {C('v')}, EXPL, PAUSED | ERA,
+     "Closures of an era range, with their retainers", tui_cmd_find_by, QUERY_FILTER_ERA},
+    {"Search", "Find large ARR_WORDS", {C('u')}, EXPL, PAUSED,
+     "Retainers of ARR_WORDS of at least a size", tui_cmd_find_large, 0},
+    {"Search", "Search with filters", {C('f')}, EXPL, PAUSED,
+     "Retainers of the closures that pass every active filter", tui_cmd_search, 0},
+    {"Search", "Set search limit", {C('l')}, EXPL, PAUSED,
+     "Most matches a search shows (0 for no limit; default 100)", tui_cmd_limit, 0},
+
+    FILTER_COMMANDS("Add filter", "Keep only", tui_cmd_add_filter),
+    FILTER_COMMANDS("Add exclusion", "Leave out", tui_cmd_add_exclusion),
+    {"Filters", "Remove a filter", {0}, EXPL, PAUSED, "Remove one of the active filters",
+     tui_cmd_remove_filter, 0},
+    {"Filters", "Clear filters", {C('w')}, EXPL, PAUSED, "Remove every active filter",
+     tui_cmd_clear_filters, 0},
+
+    {"While typing", "Accept", {'\n'}, PROMPT, 0, "Run what the prompt asks for",
+     tui_cmd_prompt_accept, 0},
+    {"While typing", "Cancel the prompt", {TUI_KEY_ESC, C('c')}, PROMPT, 0,
+     "Close the prompt; nothing happens", tui_cmd_prompt_cancel, 0},
+    {"While typing", "Invert the filter", {C('g')}, PROMPT, 0,
+     "Turn the filter being typed into an exclusion and back (the prompt shows a leading !)",
+     tui_cmd_prompt_invert, 0},
+    {"While typing", "Move in the text", {KEY_LEFT, KEY_RIGHT}, PROMPT, 0,
+     "Move the cursor a character", tui_cmd_prompt_edit, 0},
+    {"While typing", "Start or end of the text", {KEY_HOME, KEY_END, C('a'), C('e')}, PROMPT, 0,
+     "Move the cursor to the start or the end", tui_cmd_prompt_edit, 0},
+    {"While typing", "Delete a character", {KEY_BACKSPACE, KEY_DC, C('d')}, PROMPT, 0,
+     "Delete before (Backspace) or under the cursor", tui_cmd_prompt_edit, 0},
+    {"While typing", "Delete to the start", {C('u')}, PROMPT, 0,
+     "Delete everything before the cursor", tui_cmd_prompt_edit, 0},
+    {"While typing", "Delete to the end", {C('k')}, PROMPT, 0,
+     "Delete everything from the cursor on", tui_cmd_prompt_edit, 0},
+};
+
+const size_t tui_n_commands = sizeof tui_commands / sizeof tui_commands[0];
+
+static unsigned current_scope(const tui_app *app) {
+    if (app->mode == TUI_MODE_PROMPT)
+        return TUI_SCOPE_PROMPT;
+    return app->screen == TUI_SCREEN_PICKER ? TUI_SCOPE_PICKER : TUI_SCOPE_EXPLORER;
+}
+
+const char *tui_command_unavailable(const tui_app *app, const tui_command *cmd) {
+    unsigned where = current_scope(app);
+    if (!(cmd->scope & where)) {
+        if (cmd->scope == TUI_SCOPE_PROMPT)
+            return "only while typing in a prompt";
+        return where == TUI_SCOPE_PICKER ? "connect to a debuggee first"
+                                         : "only in the debuggee list";
+    }
+    if (where != TUI_SCOPE_EXPLORER)
+        return NULL;
+    bool paused = app->screen == TUI_SCREEN_PAUSED;
+    if ((cmd->needs & TUI_NEED_PAUSED) && !paused)
+        return "pause the debuggee first (p)";
+    if ((cmd->needs & TUI_NEED_RUNNING) && paused)
+        return "the debuggee is paused: resume it first (r)";
+    int mode = tui_session_prof_mode(&app->sess);
+    if ((cmd->needs & TUI_NEED_ERA) && mode != WIRE_PROF_ERA)
+        return "needs era profiling (run the program with +RTS -he)";
+    if ((cmd->needs & TUI_NEED_PROFILED) && mode == WIRE_PROF_NONE)
+        return "needs a profiled program (built with -prof)";
+    return NULL;
+}
+
+static bool command_has_key(const tui_command *cmd, int key) {
+    for (int i = 0; i < TUI_COMMAND_KEYS && cmd->keys[i]; i++) {
+        int k = cmd->keys[i];
+        if (k == key || (k == '\n' && tui_key_is_enter(key)) ||
+            (k == KEY_BACKSPACE && tui_key_is_backspace(key)))
+            return true;
+    }
+    return false;
+}
+
+bool tui_command_dispatch(tui_app *app, int key) {
+    const tui_command *disabled = NULL;
+    const char *why = NULL;
+    unsigned scope = current_scope(app);
+    app->key = key;
+    for (size_t i = 0; i < tui_n_commands; i++) {
+        const tui_command *cmd = &tui_commands[i];
+        if (!(cmd->scope & scope) || !command_has_key(cmd, key))
+            continue;
+        const char *reason = tui_command_unavailable(app, cmd);
+        if (!reason) {
+            cmd->run(app, cmd->arg);
+            return true;
+        }
+        if (!disabled) {
+            disabled = cmd;
+            why = reason;
+        }
+    }
+    if (!disabled)
+        return false;
+    tui_app_message(app, TUI_ROLE_ERROR, "%s: %s", disabled->name, why);
+    return true;
+}
+
+void tui_command_keys(const tui_command *cmd, bool ascii, const char *sep, char *buf,
+                      size_t cap) {
+    size_t len = 0;
+    buf[0] = 0;
+    for (int i = 0; i < TUI_COMMAND_KEYS && cmd->keys[i]; i++) {
+        char one[32];
+        const char *name = tui_key_name(cmd->keys[i], ascii, one, sizeof one);
+        int n = snprintf(buf + len, cap - len, "%s%s", i ? sep : "", name);
+        if (n < 0 || (size_t)n >= cap - len)
+            break;
+        len += (size_t)n;
+    }
+}
+
+const char *tui_command_key(const char *name, char *buf, size_t cap) {
+    for (size_t i = 0; i < tui_n_commands; i++)
+        if (strcmp(tui_commands[i].name, name) == 0 && tui_commands[i].keys[0])
+            return tui_key_name(tui_commands[i].keys[0], !tui_term_caps_get()->utf8, buf, cap);
+    return "";
+}
+
+static const char *scope_text(const tui_command *cmd) {
+    if (cmd->scope == TUI_SCOPE_PROMPT)
+        return "typing";
+    if (cmd->scope == TUI_SCOPE_ANY)
+        return cmd->needs & TUI_NEED_PAUSED ? "list, paused" : "anywhere";
+    if (cmd->scope == TUI_SCOPE_PICKER)
+        return "list";
+    if (cmd->needs & TUI_NEED_PAUSED)
+        return "paused";
+    if (cmd->needs & TUI_NEED_RUNNING)
+        return "running";
+    return "connected";
+}
+
+static const char *needs_text(const tui_command *cmd) {
+    if (cmd->needs & TUI_NEED_ERA)
+        return "era profiling";
+    if (cmd->needs & TUI_NEED_PROFILED)
+        return "profiling";
+    return "-";
+}
+
+void tui_commands_print(FILE *out) {
+    fputs("# heapscope keys: KEYS<TAB>WHERE<TAB>NEEDS<TAB>COMMAND<TAB>WHAT IT DOES\n"
+          "# KEYS is '-' for commands run from the palette (Ctrl-P) only.\n",
+          out);
+    for (size_t i = 0; i < tui_n_commands; i++) {
+        const tui_command *cmd = &tui_commands[i];
+        char keys[96];
+        tui_command_keys(cmd, true, ", ", keys, sizeof keys);
+        fprintf(out, "%s\t%s\t%s\t%s\t%s\n", keys[0] ? keys : "-", scope_text(cmd),
+                needs_text(cmd), cmd->name, cmd->help);
+    }
+}
+
+/* Text for roff: a leading '.' or '\'' would start a request, '\' an escape.
+ * Hyphens stay plain so that "Ctrl-E" reads the same in the source. */
+static void roff_text(FILE *out, const char *s) {
+    if (*s == '.' || *s == '\'')
+        fputs("\\&", out);
+    for (; *s; s++) {
+        if (*s == '\\')
+            fputs("\\e", out);
+        else
+            fputc(*s, out);
+    }
+}
+
+void tui_commands_print_man(FILE *out) {
+    const char *group = NULL;
+    fputs(".\\\" Generated by `heapscope --keys=man` from the TUI's command table.\n", out);
+    for (size_t i = 0; i < tui_n_commands; i++) {
+        const tui_command *cmd = &tui_commands[i];
+        if (!group || strcmp(group, cmd->group) != 0) {
+            group = cmd->group;
+            fputs(".SS ", out);
+            roff_text(out, group);
+            fputc('\n', out);
+        }
+        char keys[96];
+        tui_command_keys(cmd, true, ", ", keys, sizeof keys);
+        fputs(".TP\n.B ", out);
+        roff_text(out, keys[0] ? keys : "(palette)");
+        fputc('\n', out);
+        roff_text(out, cmd->name);
+        fputs(": ", out);
+        roff_text(out, cmd->help);
+        if (cmd->needs & (TUI_NEED_ERA | TUI_NEED_PROFILED)) {
+            fputs(" (needs ", out);
+            roff_text(out, needs_text(cmd));
+            fputc(')', out);
+        }
+        fputs(".\n", out);
+    }
+}

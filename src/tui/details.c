@@ -1,0 +1,221 @@
+/* The details pane of the selected node: address, info pointer, closure
+ * type, constructor (package, module, name), size, the profiling header
+ * (era or LDV, cost-centre stack) and the source location from the info
+ * table (IPE: name, type, label, module, location). Items flow left to
+ * right in a wide bottom pane, one per line in a side pane. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "app.h"
+#include "heapscope/closure_type.h"
+#include "term.h"
+#include "tui_curses.h"
+
+#define ITEMS_MAX 20
+#define KEY_COLS 13
+
+typedef struct item {
+    const char *key;
+    char value[600];
+    tui_role role;
+} item;
+
+typedef struct items {
+    item it[ITEMS_MAX];
+    size_t n;
+} items;
+
+static item *add(items *s, const char *key, tui_role role) {
+    if (s->n == ITEMS_MAX)
+        return NULL;
+    item *i = &s->it[s->n++];
+    i->key = key;
+    i->role = role;
+    i->value[0] = 0;
+    return i;
+}
+
+#define ADD(s, key, role, ...)                                                                 \
+    do {                                                                                       \
+        item *it_ = add(s, key, role);                                                         \
+        if (it_)                                                                               \
+            snprintf(it_->value, sizeof it_->value, __VA_ARGS__);                             \
+    } while (0)
+
+static void size_text(uint64_t bytes, char *buf, size_t cap) {
+    if (bytes < 1024)
+        snprintf(buf, cap, "%" PRIu64 " B", bytes);
+    else if (bytes < 1024 * 1024)
+        snprintf(buf, cap, "%.1f KiB (%" PRIu64 " B)", (double)bytes / 1024, bytes);
+    else
+        snprintf(buf, cap, "%.1f MiB (%" PRIu64 " B)", (double)bytes / 1048576, bytes);
+}
+
+/* The profiling header row (retainers-and-eras.md §5). */
+static void prof_items(tui_app *app, items *s, const heap_closure *c) {
+    if (!c->prof.present)
+        return;
+    uint64_t w = c->prof.word;
+    bool utf8 = tui_term_caps_get()->utf8;
+    switch (tui_session_prof_mode(&app->sess)) {
+    case WIRE_PROF_ERA: ADD(s, "Era", TUI_ROLE_DETAILS, "%" PRIu64, w); break;
+    case WIRE_PROF_LDV: {
+        uint64_t created = (w & UINT64_C(0x0FFFFFFFC0000000)) >> 30;
+        if (w & UINT64_C(0x1000000000000000))
+            ADD(s, "LDV info", TUI_ROLE_DETAILS, "%s created: %" PRIu64 " last used: %" PRIu64,
+                utf8 ? "✓" : "used", created, w & UINT64_C(0x3FFFFFFF));
+        else
+            ADD(s, "LDV info", TUI_ROLE_DETAILS, "%s created: %" PRIu64, utf8 ? "✘" : "unused",
+                created);
+        break;
+    }
+    case WIRE_PROF_RETAINER: ADD(s, "Retainer info", TUI_ROLE_DETAILS, "0x%" PRIx64, w); break;
+    default: ADD(s, "Other", TUI_ROLE_DETAILS, "Not supported: %" PRIu64, w); break;
+    }
+    if (c->prof.ccs) {
+        hs_error err = {0};
+        const char *cc = tui_cc_text(app, c->prof.ccs, true, &err);
+        ADD(s, "CCS", cc ? TUI_ROLE_DETAILS : TUI_ROLE_ERROR, "0x%" PRIx64 "  %s", c->prof.ccs,
+            cc ? cc : err.message);
+    }
+}
+
+static void ipe_items(tui_app *app, items *s, const heap_closure *c) {
+    const wire_source_info *ipe = NULL;
+    hs_error err = {0};
+    if (!c->info || heap_info_source(app->sess.heap, c->info, &ipe, &err) != HS_OK) {
+        if (err.message[0])
+            ADD(s, "Source", TUI_ROLE_ERROR, "%s", err.message);
+        return;
+    }
+    if (!ipe) {
+        ADD(s, "Source", TUI_ROLE_INFO, "no info-table location (build with -finfo-table-map)");
+        return;
+    }
+    ADD(s, "Name", TUI_ROLE_DETAILS, "%s", ipe->name ? ipe->name : "");
+    if (ipe->type && *ipe->type)
+        ADD(s, "Type", TUI_ROLE_DETAILS, "%s", ipe->type);
+    if (ipe->label && *ipe->label)
+        ADD(s, "Label", TUI_ROLE_DETAILS, "%s", ipe->label);
+    if (ipe->module && *ipe->module)
+        ADD(s, "Module", TUI_ROLE_DETAILS, "%s", ipe->module);
+    if (ipe->position && *ipe->position)
+        ADD(s, "Location", TUI_ROLE_LOCATION, "%s", ipe->position);
+}
+
+static void match_items(tui_app *app, items *s, const tui_node *n) {
+    tui_view *v = tui_explorer_view(app);
+    if (n->flags & TUI_NODE_MATCH && v && n->aux < v->n_matches) {
+        const tui_match *m = &v->matches[n->aux];
+        ADD(s, "Match", TUI_ROLE_MATCH, "%" PRIu64 " of %zu, %u steps from a root", n->aux + 1,
+            v->n_matches, m->n_steps ? m->n_steps - 1 : 0);
+        if (m->n_newer)
+            ADD(s, "Eras", TUI_ROLE_LEAK_EDGE, "%u edge%s where a newer era retains an older one",
+                m->n_newer, m->n_newer == 1 ? "" : "s");
+    }
+    if ((n->flags & TUI_NODE_LEAK) && !(n->flags & TUI_NODE_MATCH))
+        ADD(s, "Retained", TUI_ROLE_LEAK_EDGE, "by a closure of a newer era (the row above)");
+}
+
+static void closure_items(tui_app *app, items *s, const tui_node *n) {
+    heap_closure *c = &app->ex.scratch;
+    hs_error err = {0};
+    ADD(s, "Address", TUI_ROLE_ADDRESS, "0x%" PRIx64, n->addr);
+    if (!n->addr)
+        return;
+    if (heap_decode(app->sess.heap, n->addr, c, &err) != HS_OK) {
+        ADD(s, "Error", TUI_ROLE_ERROR, "%s", err.message);
+        return;
+    }
+    ADD(s, "Info pointer", TUI_ROLE_ADDRESS, "0x%" PRIx64, c->info_ptr);
+    ADD(s, "Closure type", TUI_ROLE_TYPE, "%s", hs_closure_type_name(c->type));
+    if (c->info && hs_closure_type_is_constructor(c->type) && c->info->con_name)
+        ADD(s, "Constructor", TUI_ROLE_DETAILS, "%s  (package %s, module %s)", c->info->con_name,
+            c->info->con_package ? c->info->con_package : "?",
+            c->info->con_module ? c->info->con_module : "?");
+    item *sz = add(s, "Size", TUI_ROLE_DETAILS);
+    if (sz)
+        size_text(c->size, sz->value, sizeof sz->value);
+    prof_items(app, s, c);
+    ipe_items(app, s, c);
+}
+
+static void collect(tui_app *app, tui_tree *t, tui_node_id id, items *s) {
+    s->n = 0;
+    if (id == TUI_NODE_NONE || !app->sess.heap)
+        return;
+    const tui_node *n = tui_tree_node(t, id);
+    match_items(app, s, n);
+    if (n->kind == TUI_NODE_CLOSURE) {
+        closure_items(app, s, n);
+    } else if (n->kind == TUI_NODE_CCS || n->kind == TUI_NODE_CC) {
+        hs_error err = {0};
+        const char *text = tui_cc_text(app, n->addr, n->kind == TUI_NODE_CCS, &err);
+        ADD(s, n->kind == TUI_NODE_CCS ? "CCS" : "Cost centre", TUI_ROLE_ADDRESS, "0x%" PRIx64,
+            n->addr);
+        ADD(s, "Cost centre", text ? TUI_ROLE_DETAILS : TUI_ROLE_ERROR, "%s",
+            text ? text : err.message);
+    }
+}
+
+/* Lays the items out in w columns from (y, x); draws when h > 0. Returns
+ * the lines used. Side panes (narrow) get one item per line. */
+static int layout(const items *s, int y, int x, int h, int w, bool one_per_line) {
+    int line = 0, col = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        const item *it = &s->it[i];
+        int kw = one_per_line ? KEY_COLS : (int)strlen(it->key) + 1;
+        int need = kw + tui_text_cols(it->value, strlen(it->value));
+        if (i > 0 && (one_per_line || col + need > w)) {
+            line++;
+            col = 0;
+        }
+        if (line < h)
+            tui_put(y + line, x + col, it->key, w - col, tui_attr(TUI_ROLE_DETAILS_KEY) | A_BOLD);
+        if (one_per_line && w > kw) { /* a side pane wraps long values under themselves */
+            const char *v = it->value;
+            for (;;) {
+                size_t n = tui_text_fit(v, w - kw);
+                char part[sizeof it->value];
+                snprintf(part, sizeof part, "%.*s", (int)n, v);
+                if (line < h)
+                    tui_put(y + line, x + kw, part, w - kw, tui_attr(it->role));
+                v += n;
+                while (*v == ' ')
+                    v++;
+                if (!*v || n == 0)
+                    break;
+                line++;
+            }
+        } else if (line < h) {
+            tui_put(y + line, x + col + kw, it->value, w - col - kw, tui_attr(it->role));
+        }
+        col += need + 3;
+    }
+    return s->n ? line + 1 : 0;
+}
+
+int tui_details_height(tui_app *app, tui_tree *t, tui_node_id id, int w) {
+    static items s;
+    collect(app, t, id, &s);
+    return layout(&s, 0, 0, 0, w, false);
+}
+
+void tui_details_draw(tui_app *app, tui_tree *t, tui_node_id id, int y, int x, int h, int w) {
+    static items s;
+    collect(app, t, id, &s);
+    bool side = x > 0;
+    int attr = tui_attr(TUI_ROLE_DETAILS);
+    for (int r = 0; r < h; r++)
+        tui_fill(y + r, x, w, attr);
+    if (side) {
+        tui_vline(y, x, h, tui_attr(TUI_ROLE_GUIDE));
+        tui_put(y, x + 2, "Details", w - 3, tui_attr(TUI_ROLE_DETAILS_KEY) | A_BOLD);
+        layout(&s, y + 1, x + 2, h - 1, w - 3, true);
+    } else {
+        tui_hline(y, x, w, tui_attr(TUI_ROLE_GUIDE));
+        tui_put(y, x + 2, " Details ", w - 4, tui_attr(TUI_ROLE_DETAILS_KEY) | A_BOLD);
+        layout(&s, y + 1, x + 1, h - 1, w - 2, false);
+    }
+}

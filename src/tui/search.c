@@ -1,0 +1,373 @@
+/* Searches and filters: the prompts that add a filter or start a search,
+ * the active filter list (newest first, as ghc-debug keeps it), the search
+ * limit, and running a retainer search into a new view whose rows are the
+ * matches, each opening into its path. The search itself is query/'s. */
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "commands.h"
+#include "term.h"
+
+static const char *prompt_text(query_filter_kind k) {
+    switch (k) {
+    case QUERY_FILTER_ADDRESS: return "address (0x..): ";
+    case QUERY_FILTER_INFO: return "info table pointer (0x..): ";
+    case QUERY_FILTER_CONSTRUCTOR: return "constructor name (regex): ";
+    case QUERY_FILTER_EXACT: return "constructor name (exact): ";
+    case QUERY_FILTER_CLOSURE_NAME: return "closure name: ";
+    case QUERY_FILTER_ERA: return "era range (<era>/<start-era>-<end-era>): ";
+    case QUERY_FILTER_MIN_SIZE: return "closure size (bytes): ";
+    case QUERY_FILTER_TYPE: return "closure type: ";
+    case QUERY_FILTER_COST_CENTRE: return "CC Id: ";
+    default: return "value: ";
+    }
+}
+
+/* ---- the filter list ------------------------------------------------- */
+
+/* Compiles the specs; they were each checked when added. */
+static hs_status rebuild(tui_explorer *ex, hs_error *err) {
+    query_filters_free(ex->built);
+    ex->built = NULL;
+    hs_status st = query_filters_new(&ex->built, err);
+    for (size_t i = 0; st == HS_OK && i < ex->n_filters; i++)
+        st = query_filters_add(ex->built, ex->filters[i].kind, ex->filters[i].text,
+                               ex->filters[i].invert, err);
+    if (st != HS_OK) {
+        query_filters_free(ex->built);
+        ex->built = NULL;
+    }
+    return st;
+}
+
+void tui_filter_describe(const tui_app *app, size_t i, char *buf, size_t cap) {
+    const tui_explorer *ex = &app->ex;
+    if (ex->built && i < query_filters_count(ex->built))
+        query_filters_describe(ex->built, i, buf, cap);
+    else
+        snprintf(buf, cap, "%s%s %s", ex->filters[i].invert ? "!" : "",
+                 query_filter_kind_name(ex->filters[i].kind), ex->filters[i].text);
+}
+
+/* A filter that parses and that this debuggee can evaluate. */
+static hs_status check(tui_app *app, query_filter_kind kind, const char *text, bool invert,
+                       hs_error *err) {
+    int mode = tui_session_prof_mode(&app->sess);
+    if (kind == QUERY_FILTER_ERA && mode != WIRE_PROF_ERA)
+        return hs_fail(err, HS_ERR_USAGE,
+                       "era filters need era profiling (run the program with +RTS -he)");
+    if (kind == QUERY_FILTER_COST_CENTRE && mode == WIRE_PROF_NONE)
+        return hs_fail(err, HS_ERR_USAGE, "cost-centre filters need a profiled program");
+    query_filters *f;
+    hs_status st = query_filters_new(&f, err);
+    if (st == HS_OK)
+        st = query_filters_add(f, kind, text, invert, err);
+    query_filters_free(f);
+    return st;
+}
+
+static void set_filters(tui_app *app, const tui_filter_spec *specs, size_t n) {
+    tui_explorer *ex = &app->ex;
+    memcpy(ex->filters, specs, n * sizeof *specs);
+    ex->n_filters = n;
+    hs_error err;
+    rebuild(ex, &err);
+}
+
+static void prepend(tui_app *app, const tui_filter_spec *spec) {
+    tui_explorer *ex = &app->ex;
+    if (ex->n_filters == TUI_MAX_FILTERS) {
+        tui_app_message(app, TUI_ROLE_ERROR, "at most %d filters", TUI_MAX_FILTERS);
+        return;
+    }
+    memmove(ex->filters + 1, ex->filters, ex->n_filters * sizeof ex->filters[0]);
+    ex->filters[0] = *spec;
+    ex->n_filters++;
+    hs_error err;
+    rebuild(ex, &err);
+    char d[320], key[32];
+    tui_filter_describe(app, 0, d, sizeof d);
+    tui_app_message(app, TUI_ROLE_INFO, "filter added: %s (%s searches with the filters)", d,
+                    tui_command_key("Search with filters", key, sizeof key));
+}
+
+void tui_cmd_clear_filters(tui_app *app, int arg) {
+    (void)arg;
+    set_filters(app, NULL, 0);
+    tui_app_message(app, TUI_ROLE_INFO, "filters cleared");
+}
+
+void tui_cmd_remove_filter(tui_app *app, int arg) {
+    (void)arg;
+    size_t n = app->ex.n_filters;
+    if (n == 0) {
+        tui_app_message(app, TUI_ROLE_INFO, "no filters");
+    } else if (n == 1) {
+        set_filters(app, NULL, 0);
+        tui_app_message(app, TUI_ROLE_INFO, "filter removed");
+    } else {
+        char label[64];
+        snprintf(label, sizeof label, "remove filter (1-%zu): ", n);
+        tui_prompt_open(app, TUI_PROMPT_REMOVE, 0, false, label);
+    }
+}
+
+/* Decimal or 0x hex with an optional sign and surrounding spaces, as a
+ * Haskell integer literal reads (§4.4); false when it is not one. */
+static bool parse_int(const char *text, long long *out) {
+    const char *s = text;
+    while (isspace((unsigned char)*s))
+        s++;
+    bool neg = *s == '-';
+    if (neg)
+        s++;
+    int base = 10;
+    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && isxdigit((unsigned char)s[2])) {
+        base = 16;
+        s += 2;
+    }
+    if (!isxdigit((unsigned char)*s) || (base == 10 && !isdigit((unsigned char)*s)))
+        return false;
+    char *end;
+    long long v = strtoll(s, &end, base);
+    while (isspace((unsigned char)*end))
+        end++;
+    if (*end)
+        return false;
+    *out = neg ? -v : v;
+    return true;
+}
+
+void tui_search_submit_remove(tui_app *app) {
+    long long i;
+    tui_explorer *ex = &app->ex;
+    if (!parse_int(app->prompt.in.text, &i) || i < 1 || (size_t)i > ex->n_filters) {
+        tui_app_message(app, TUI_ROLE_ERROR, "no filter %s", app->prompt.in.text);
+        return;
+    }
+    tui_filter_spec rest[TUI_MAX_FILTERS];
+    size_t n = 0;
+    for (size_t k = 0; k < ex->n_filters; k++)
+        if (k != (size_t)i - 1)
+            rest[n++] = ex->filters[k];
+    set_filters(app, rest, n);
+    tui_app_message(app, TUI_ROLE_INFO, "filter %lld removed", i);
+}
+
+void tui_cmd_limit(tui_app *app, int arg) {
+    (void)arg;
+    tui_prompt_open(app, TUI_PROMPT_LIMIT, 0, false, "search result limit (0 for infinity): ");
+    char now[32];
+    snprintf(now, sizeof now, "%" PRIu64, app->ex.limit);
+    tui_input_set(&app->prompt.in, now);
+}
+
+void tui_search_submit_limit(tui_app *app) {
+    long long v;
+    if (!parse_int(app->prompt.in.text, &v)) {
+        tui_app_message(app, TUI_ROLE_ERROR, "not a number: the limit stays %" PRIu64,
+                        app->ex.limit);
+        return;
+    }
+    app->ex.limit = v <= 0 ? 0 : (uint64_t)v;
+    if (app->ex.limit)
+        tui_app_message(app, TUI_ROLE_INFO, "searches show at most %" PRIu64 " matches",
+                        app->ex.limit);
+    else
+        tui_app_message(app, TUI_ROLE_INFO, "searches show every match");
+}
+
+/* ---- prompts --------------------------------------------------------- */
+
+void tui_cmd_find_by(tui_app *app, int kind) {
+    tui_prompt_open(app, TUI_PROMPT_FILTER_FIND, (query_filter_kind)kind, false,
+                    prompt_text((query_filter_kind)kind));
+}
+
+void tui_cmd_add_filter(tui_app *app, int kind) {
+    tui_prompt_open(app, TUI_PROMPT_FILTER_ADD, (query_filter_kind)kind, false,
+                    prompt_text((query_filter_kind)kind));
+}
+
+void tui_cmd_add_exclusion(tui_app *app, int kind) {
+    tui_prompt_open(app, TUI_PROMPT_FILTER_ADD, (query_filter_kind)kind, true,
+                    prompt_text((query_filter_kind)kind));
+}
+
+void tui_cmd_find_large(tui_app *app, int arg) {
+    (void)arg;
+    tui_prompt_open(app, TUI_PROMPT_LARGE_ARR, QUERY_FILTER_MIN_SIZE, false, "size (bytes)>= ");
+}
+
+void tui_cmd_search(tui_app *app, int arg) {
+    (void)arg;
+    tui_search_run(app, NULL);
+}
+
+void tui_search_submit_filter(tui_app *app) {
+    const tui_prompt *p = &app->prompt;
+    tui_filter_spec spec = {.kind = p->filter, .invert = p->invert};
+    snprintf(spec.text, sizeof spec.text, "%s", p->in.text);
+    hs_error err = {0};
+    if (check(app, spec.kind, spec.text, spec.invert, &err) != HS_OK) {
+        tui_app_message(app, TUI_ROLE_ERROR, "%s", err.message);
+        return;
+    }
+    if (p->kind == TUI_PROMPT_FILTER_ADD) {
+        prepend(app, &spec);
+        return;
+    }
+    set_filters(app, &spec, 1);
+    tui_search_run(app, NULL);
+}
+
+void tui_search_submit_large(tui_app *app) {
+    tui_filter_spec specs[2] = {{.kind = QUERY_FILTER_TYPE}, {.kind = QUERY_FILTER_MIN_SIZE}};
+    snprintf(specs[0].text, sizeof specs[0].text, "ARR_WORDS");
+    snprintf(specs[1].text, sizeof specs[1].text, "%s", app->prompt.in.text);
+    hs_error err = {0};
+    if (check(app, specs[1].kind, specs[1].text, false, &err) != HS_OK) {
+        tui_app_message(app, TUI_ROLE_ERROR, "%s", err.message);
+        return;
+    }
+    set_filters(app, specs, 2);
+    tui_search_run(app, NULL);
+}
+
+/* ---- running a search ------------------------------------------------ */
+
+typedef struct search_ctx {
+    tui_app *app;
+    tui_view *v;
+    bool out_of_memory;
+} search_ctx;
+
+static bool grow(void **p, size_t *cap, size_t need, size_t elem) {
+    if (need <= *cap)
+        return true;
+    size_t n = *cap ? *cap * 2 : 64;
+    while (n < need)
+        n *= 2;
+    void *q = realloc(*p, n * elem);
+    if (!q)
+        return false;
+    *p = q;
+    *cap = n;
+    return true;
+}
+
+/* Keeps a match's path (its steps live only during this call). */
+static bool on_match(void *ctx, heap *h, const query_match *m) {
+    (void)h;
+    search_ctx *x = ctx;
+    tui_view *v = x->v;
+    if (m->n_steps == 0)
+        return !tui_progress_poll();
+    if (!grow((void **)&v->steps, &v->steps_cap, v->n_steps + m->n_steps, sizeof *v->steps) ||
+        !grow((void **)&v->matches, &v->matches_cap, v->n_matches + 1, sizeof *v->matches)) {
+        x->out_of_memory = true;
+        return false;
+    }
+    tui_match *keep = &v->matches[v->n_matches];
+    *keep = (tui_match){.first_step = v->n_steps, .n_steps = (uint32_t)m->n_steps,
+                        .n_newer = (uint32_t)m->n_newer_retains_older};
+    for (size_t i = 0; i < m->n_steps; i++) {
+        const query_step *s = &m->steps[i];
+        const char *edge = i > 0 && s->edge ? s->edge
+                           : m->from_saved_object ? "Saved Object" : "GC Roots";
+        uint32_t off = tui_tree_intern(&v->tree, edge);
+        if (off == TUI_STR_NONE) {
+            x->out_of_memory = true;
+            return false;
+        }
+        v->steps[v->n_steps++] = (tui_step){.addr = s->addr, .edge = off,
+                                            .newer = s->newer_retains_older};
+    }
+    tui_node_id id = tui_tree_add(&v->tree, TUI_NODE_NONE, "0", TUI_NODE_CLOSURE,
+                                  m->steps[m->n_steps - 1].addr, v->n_matches);
+    if (id == TUI_NODE_NONE) {
+        x->out_of_memory = true;
+        return false;
+    }
+    tui_tree_node(&v->tree, id)->flags = TUI_NODE_MATCH | (keep->n_newer ? TUI_NODE_LEAK : 0);
+    v->n_matches++;
+    return !tui_progress_poll();
+}
+
+static bool on_progress(void *ctx, uint64_t visited) {
+    search_ctx *x = ctx;
+    char what[64];
+    snprintf(what, sizeof what, "searching (%zu found)", x->v->n_matches);
+    return tui_progress(what, visited, "closures visited");
+}
+
+static void describe_all(tui_app *app, char *buf, size_t cap) {
+    size_t len = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < app->ex.n_filters && len + 1 < cap; i++) {
+        char d[320];
+        tui_filter_describe(app, i, d, sizeof d);
+        int n = snprintf(buf + len, cap - len, "%s%s", i ? " AND " : "", d);
+        if (n < 0)
+            break;
+        len += (size_t)n < cap - len ? (size_t)n : cap - len - 1;
+    }
+    if (app->ex.n_filters == 0)
+        snprintf(buf, cap, "every closure");
+}
+
+void tui_search_run(tui_app *app, const char *title) {
+    tui_explorer *ex = &app->ex;
+    heap *h = app->sess.heap;
+    hs_error err = {0};
+    if (!ex->built && rebuild(ex, &err) != HS_OK) {
+        tui_app_message(app, TUI_ROLE_ERROR, "%s", err.message);
+        return;
+    }
+    if (query_filters_prepare(ex->built, h, &err) != HS_OK) {
+        tui_app_error(app, "cannot search", &err);
+        return;
+    }
+    search_ctx x = {.app = app, .v = tui_view_new(false)};
+    if (!x.v) {
+        tui_app_message(app, TUI_ROLE_ERROR, "out of memory");
+        return;
+    }
+    query_search q = {.filters = ex->built, .limit = ex->limit, .paths = true, .prepared = true,
+                      .on_match = on_match, .ctx = &x, .progress = on_progress,
+                      .progress_ctx = &x};
+    query_search_stats stats;
+    tui_progress_begin("searching");
+    hs_status st = query_search_run(h, &q, &stats, &err);
+    bool cancelled = tui_progress_cancelled();
+    if (st != HS_OK && !cancelled) {
+        tui_view_free(x.v);
+        tui_app_error(app, "search failed", &err);
+        return;
+    }
+    tui_view *v = x.v;
+    char what[200];
+    describe_all(app, what, sizeof what);
+    snprintf(v->title, sizeof v->title, "%s%s", title ? title : "Retainers of ", what);
+    char max[32];
+    snprintf(max, sizeof max, "%s", tui_term_caps_get()->utf8 ? "∞" : "inf");
+    if (ex->limit)
+        snprintf(max, sizeof max, "%" PRIu64, ex->limit);
+    snprintf(v->summary, sizeof v->summary, "%zu items/%s max%s", v->n_matches, max,
+             cancelled ? ", cancelled" : x.out_of_memory ? ", out of memory" : "");
+    tui_explorer_push(app, v);
+    v->sel = 0;
+    if (cancelled)
+        tui_app_message(app, TUI_ROLE_INFO, "search cancelled: %zu matches so far", v->n_matches);
+    else if (v->n_matches == 0)
+        tui_app_message(app, TUI_ROLE_INFO, "nothing matched (%" PRIu64 " closures visited)",
+                        stats.traversal.visited);
+    else
+        tui_app_message(app, TUI_ROLE_INFO, "%zu match%s%s; Enter opens a path", v->n_matches,
+                        v->n_matches == 1 ? "" : "es",
+                        stats.limit_reached ? " (the search limit)" : "");
+}

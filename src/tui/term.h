@@ -1,0 +1,29 @@
+/* What term.c offers the screens beyond include/heapscope/tui.h. */
+#ifndef HEAPSCOPE_TUI_TERM_H
+#define HEAPSCOPE_TUI_TERM_H
+
+#include <stdbool.h>
+
+/* Background cell of an LDV header whose closure was used (green). */
+int tui_ldv_attr(void);
+/* True when rows can be coloured by era (colours on, pairs available). */
+bool tui_term_era_colors(void);
+bool tui_term_active(void);
+
+/* Tree markers: open / closed node, a newer-retains-older edge, "…". */
+const char *tui_glyph_open(void);
+const char *tui_glyph_closed(void);
+const char *tui_glyph_leak(void);
+const char *tui_glyph_ellipsis(void);
+
+/* progress.c: what long work calls besides tui_progress. */
+/* The app redraws everything through this after a resize during work. */
+void tui_progress_set_redraw(void (*redraw)(void *ctx), void *ctx);
+/* Starts a piece of long work: shows what at once and clears Esc. */
+void tui_progress_begin(const char *what);
+/* True once Esc was pressed since tui_progress_begin. */
+bool tui_progress_cancelled(void);
+/* Polls the keyboard (at most every few ms); true when Esc was pressed. */
+bool tui_progress_poll(void);
+
+#endif

@@ -1,0 +1,188 @@
+"""The heapscope command line against a real GHC 9.0.2 program
+(tests/ghc/Shapes.hs linked with our stub), normal or profiled.
+
+usage: test_ghc_cli.py HEAPSCOPE PROGRAM   (run by meson test --suite ghc)
+"""
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+HEAPSCOPE = sys.argv.pop(1)
+PROGRAM = sys.argv.pop(1)
+LEAKS = 1000
+SAVED = 8  # saved objects of Shapes.hs
+
+
+def run(*args, timeout=120):
+    return subprocess.run([HEAPSCOPE, *args], capture_output=True, text=True, timeout=timeout)
+
+
+class Program:
+    """The GHC program on a private socket; it ends when its stdin closes.
+    With xdg=True it gets no GHC_DEBUG_SOCKET but an XDG_DATA_HOME, and
+    must put its socket in the sockets directory there (spec §3.1)."""
+
+    def __init__(self, *args, xdg=False):
+        self.dir = tempfile.TemporaryDirectory(prefix="heapscope-ghc-")
+        self.log = open(os.path.join(self.dir.name, "stderr"), "w+")
+        env = dict(os.environ)
+        env.pop("GHC_DEBUG_SOCKET", None)
+        if xdg:
+            env["XDG_DATA_HOME"] = self.dir.name
+        else:
+            env["GHC_DEBUG_SOCKET"] = os.path.join(self.dir.name, "sock")
+        self.proc = subprocess.Popen([PROGRAM, *args], stdin=subprocess.PIPE, stdout=self.log,
+                                     stderr=self.log, env=env, cwd=self.dir.name)
+        self.socket = env.get("GHC_DEBUG_SOCKET") or os.path.join(
+            self.dir.name, "ghc-debug", "debuggee", "sockets",
+            "%d-%s" % (self.proc.pid, os.path.basename(PROGRAM)))
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError("the program ended early:\n" + self.stderr())
+            try:
+                with socket.socket(socket.AF_UNIX) as s:
+                    s.connect(self.socket)
+                return
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError("the program did not open %s:\n%s" % (self.socket, self.stderr()))
+
+    def stderr(self):
+        self.log.seek(0)
+        return self.log.read()
+
+    def stop(self):
+        """Ends it through its stdin; returns (exit status, socket left behind)."""
+        self.proc.stdin.close()
+        try:
+            status = self.proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            status = self.proc.wait()
+        left = os.path.exists(self.socket)
+        self.log.close()
+        self.dir.cleanup()
+        return status, left
+
+
+class RealHeap(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.program = Program("+RTS", "-N2", "-RTS")
+
+    @classmethod
+    def tearDownClass(cls):
+        status, left = cls.program.stop()
+        if status != 0 or left:
+            raise AssertionError("the program ended with %d, socket left: %s" % (status, left))
+
+    def heapscope_json(self, command, *args):
+        r = run(command, self.program.socket, *args, "--json")
+        self.assertEqual(r.returncode, 0, r.stderr + self.program.stderr())
+        return json.loads(r.stdout)
+
+    def profiled(self):
+        return self.heapscope_json("info")["profiling_mode"] != 0
+
+    def test_info(self):
+        info = self.heapscope_json("info")
+        self.assertEqual((info["ghc_major"], info["ghc_patch"]), (900, 2))
+        self.assertEqual(info["ghc_version"], "9.0.2")
+
+    def test_roots_include_the_threads(self):
+        roots = self.heapscope_json("roots")
+        self.assertEqual(len(roots["saved_objects"]), SAVED)
+        threads = [r for r in roots["roots"] if r["type"] == "TSO"]
+        self.assertGreaterEqual(len(threads), 10)
+        labels = {r["label"] for r in threads}
+        for blocked in ("BlockedOnMVar", "BlockedOnBlackHole", "BlockedOnSTM", "BlockedOnCCall",
+                        "BlockedOnMsgThrowTo"):
+            self.assertIn("TSO: " + blocked, labels)
+        holder = roots["saved_objects"][1]
+        self.assertEqual(holder["constructor"], {"package": "main", "module": "Main",
+                                                 "name": "Holder"})
+
+    def test_census_finds_the_leak(self):
+        census = self.heapscope_json("census", "--by", "constructor")
+        rows = {r["key"]: r for r in census["rows"]}
+        size = 40 if self.profiled() else 24  # header + Int# + pointer
+        self.assertEqual(rows["main:Main:Leak"]["count"], LEAKS)
+        self.assertEqual(rows["main:Main:Leak"]["bytes"], LEAKS * size)
+        self.assertEqual(rows["main:Main:Holder"]["count"], 1)
+        # the Holder's maps, plus the 500-entry map in the compact region
+        self.assertEqual(rows["containers-0.6.4.1:Data.Map.Internal:Bin"]["count"], LEAKS + 500)
+        self.assertGreaterEqual(rows["ghc-prim:GHC.Types::"]["count"], 1000000)
+        self.assertGreater(census["total_count"], 2000000)
+        self.assertEqual(census["total_bytes"], sum(r["bytes"] for r in census["rows"]))
+
+    def test_census_by_type_is_sane(self):
+        census = self.heapscope_json("census", "--by", "type")
+        rows = {r["key"]: r for r in census["rows"]}
+        for kind in ("TSO", "STACK", "THUNK", "PAP", "ARR_WORDS", "MVAR_CLEAN", "TVAR",
+                     "MUT_VAR_CLEAN", "MUT_ARR_PTRS_FROZEN_CLEAN", "AP_STACK", "BLACKHOLE"):
+            self.assertIn(kind, rows)
+        header = 24 if self.profiled() else 8
+        for r in census["rows"]:
+            self.assertGreaterEqual(r["bytes"], r["count"] * header, r["key"])
+
+    def resume(self):
+        """RESUME on a raw connection (no heapscope command resumes a program
+        that was paused before it came)."""
+        with socket.socket(socket.AF_UNIX) as s:
+            s.settimeout(10)
+            s.connect(self.program.socket)
+            s.sendall(bytes([0, 0, 0, 4, 0, 0, 0, 3]))
+            self.assertEqual(s.recv(6), bytes(6))
+
+    def test_show_the_holder(self):
+        # Addresses are only good while the program stays paused: it
+        # collects garbage whenever it runs.
+        roots = self.heapscope_json("roots", "--leave-paused")
+        try:
+            holder = roots["saved_objects"][1]["address"]
+            r = run("show", self.program.socket, holder, "--depth", "3")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("Holder", r.stdout)
+            self.assertIn("Bin", r.stdout)
+            self.assertIn("Leak", r.stdout)
+        finally:
+            self.resume()
+
+    def test_retainer_path_of_a_leak(self):
+        if "retainers TARGET" not in run("--help").stdout:
+            self.skipTest("this heapscope has no retainers command yet")
+        found = self.heapscope_json("retainers", "--exact", "Leak", "--limit", "0")
+        self.assertEqual(found["count"], LEAKS)
+        path = found["matches"][0]["path"]
+        names = [step.get("constructor", {}).get("name") for step in path]
+        # Holder -> list -> Map -> Leak: the shortest path from a root (the
+        # stable pointer that saves the Holder)
+        self.assertEqual(found["matches"][0]["start"], "gc-root")
+        self.assertEqual(names[0], "Holder")
+        self.assertEqual(names[1], ":")
+        self.assertEqual(names[-1], "Leak")
+        self.assertTrue(all(n == "Bin" for n in names[2:-1]), names)
+
+
+class SocketDirectory(unittest.TestCase):
+    def test_xdg_sockets_directory(self):
+        program = Program(xdg=True)
+        try:
+            self.assertIn("Starting ghc-debug on socket: %s\n" % program.socket, program.stderr())
+            r = run("info", program.socket, "--json")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(json.loads(r.stdout)["ghc_major"], 900)
+        finally:
+            status, left = program.stop()
+        self.assertEqual(status, 0)
+        self.assertFalse(left, "the socket file was not removed at exit")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

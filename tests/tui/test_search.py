@@ -1,0 +1,117 @@
+"""Search (issue 6, part 3): Ctrl-E finds the planted leak by constructor
+regex, a match expands into its retainer path with the newer-retains-older
+edge marked, views have a history (Alt-← Alt-→, Ctrl-S), the search limit,
+Ctrl-G inverts while typing, the filter bar and Ctrl-W."""
+import re
+
+import harness
+from harness import ADDRESS, DEFAULT_ROLES, TuiCase, closure_line, closure_row
+
+
+class Search(TuiCase):
+    def setUp(self):
+        super().setUp()
+        self.d = self.debuggee()
+        self.leak = self.d.plan["leak"]
+        self.path = self.leak["path"]  # root ... Leak
+        self.match = self.path[-1]
+        # a tree row of a Leak closure: its address, its type, the constructor
+        self.leak_row = re.compile(r"(0x[0-9a-f]+)\s+%s\b.*\b%s\b" % (self.match["type"],
+                                                                   self.leak["constructor"]))
+
+    def search(self, t, regex, key="C-e"):
+        before = t.screen()
+        t.keys(key)
+        t.wait_change(before, what="the %s prompt" % key)
+        t.type(regex)
+        t.keys("Enter")
+
+    def test_leak_search_shows_the_match_and_its_retainer_path(self):
+        t = self.paused(self.d)
+        self.search(t, self.leak["constructor"])
+        s = t.wait(lambda s: closure_row(s, self.match) is not None, "the planted leak among the matches",
+                   timeout=120)
+        self.assertIn(self.leak["constructor"], s.lines[closure_row(s, self.match)])
+
+        # expand the match, then each retainer in turn, until the root shows
+        chain = list(reversed(self.path))
+        for here, there in zip(chain, chain[1:]):
+            if closure_row(t.screen(), there) is None:
+                t.select(closure_line(here))
+                t.keys("Right")
+            t.wait(lambda s: closure_row(s, there) is not None,
+                   "retainer %s %s under %s" % (there["type"], there["address"], here["address"]))
+        s = t.screen()
+        # the path's rows in order (from the root down, or from the match up),
+        # below the match's own row
+        rows = [closure_row(s, step) for step in self.path[:-1]]
+        self.assertIn(rows, (sorted(rows), sorted(rows, reverse=True)),
+                      "the retainer path in order:\n" + s.dump())
+
+        # the thunk (era 3) retains the cons cell (era 2): a newer-retains-older edge
+        newer = next(i for i in range(len(self.path) - 1)
+                     if self.path[i]["era"] > self.path[i + 1]["era"])
+        marked_rows = [closure_row(s, self.path[newer]), closure_row(s, self.path[newer + 1])]
+        leak_fg = DEFAULT_ROLES["leak-edge"][0]
+        marked = [r for r in marked_rows if any(c.fg == leak_fg for c in s.cells[r])]
+        others = [closure_row(s, step) for step in self.path[:newer]]
+        self.assertTrue(marked, "the newer-retains-older edge is marked (leak-edge colour):\n" + s.dump())
+        self.assertFalse([r for r in others if any(c.fg == leak_fg for c in s.cells[r])],
+                         "only that edge is marked")
+
+    def test_view_history(self):
+        t = self.paused(self.d)
+        root = self.path[0]
+        self.search(t, self.leak["constructor"])
+        t.wait(lambda s: closure_row(s, self.match) is not None, "the search view", timeout=120)
+        t.keys("M-Left")
+        t.wait(lambda s: closure_row(s, self.match) is None and closure_row(s, root) is not None,
+               "Alt-← back to the roots view")
+        t.keys("M-Right")
+        t.wait(lambda s: closure_row(s, self.match) is not None, "Alt-→ forward to the search view")
+        t.keys("C-s")
+        t.wait(lambda s: closure_row(s, self.match) is None and closure_row(s, root) is not None,
+               "Ctrl-S to the roots view")
+
+    def test_search_limit(self):
+        t = self.paused(self.d)
+        before = t.screen()
+        t.keys("C-l")
+        t.wait_change(before, what="the limit prompt")
+        t.keys("C-u")  # an input line clears with Ctrl-U; harmless if it starts empty
+        t.type("3")
+        t.keys("Enter")
+        self.search(t, self.leak["constructor"])
+        t.wait(lambda s: any(map(self.leak_row.search, s.lines)), "matches", timeout=120)
+        t.wait(lambda s: not s.search(r"(?i)searching|finding"), "the search to end", timeout=120)
+        s = t.screen()
+        matches = {m.group(1) for m in map(self.leak_row.search, s.lines) if m}
+        self.assertTrue(1 <= len(matches) <= 3, "at most 3 matches with limit 3:\n" + s.dump())
+
+    def test_ctrl_g_inverts_and_ctrl_w_clears(self):
+        t = self.paused(self.d)
+        before = t.screen()
+        t.keys("C-e")
+        t.wait_change(before, what="the Ctrl-E prompt")
+        t.type("Leak")
+        typed = t.wait_text("Leak", what="the typed regex")
+        t.keys("C-g")
+        inverted = t.wait_change(typed, what="Ctrl-G to mark the filter inverted")
+        self.assertIn("Leak", inverted.text, "Ctrl-G keeps what was typed")
+        t.keys("Enter")
+        s = t.wait(lambda s: len(ADDRESS.findall(s.text)) > 3 and not s.search(r"(?i)searching"),
+                   "results of the inverted search", timeout=120)
+        match_rows = [l for l in s.lines if self.leak_row.search(l)]
+        self.assertEqual(match_rows, [], "an inverted Leak search shows no Leak closures:\n" + s.dump())
+        # the active filter shows in the filter bar
+        filter_bg = DEFAULT_ROLES["filter"][1]
+        bar = [i for i, row in enumerate(s.cells) if any(c.bg == filter_bg for c in row)]
+        self.assertTrue(bar and any("Leak" in s.lines[i] for i in bar), "a filter bar:\n" + s.dump())
+        t.keys("C-w")
+        t.wait(lambda s: not any(c.bg == filter_bg and "Leak" in s.lines[i]
+                                 for i, row in enumerate(s.cells) for c in row),
+               "Ctrl-W to clear the filter bar")
+
+
+if __name__ == "__main__":
+    harness.main()

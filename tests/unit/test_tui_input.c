@@ -1,0 +1,90 @@
+/* The footer's line editor. */
+#include <criterion/criterion.h>
+#include <locale.h>
+#include <string.h>
+
+#include "../../src/tui/input.h"
+#include "../../src/tui/keys.h"
+#include "../../src/tui/tui_curses.h"
+
+static void type(tui_input *in, const char *s) {
+    for (; *s; s++)
+        tui_input_key(in, (unsigned char)*s);
+}
+
+Test(tui_input, typing_and_cursor) {
+    tui_input in;
+    tui_input_clear(&in);
+    type(&in, "Lek");
+    cr_assert(tui_input_key(&in, KEY_LEFT));
+    type(&in, "a");
+    cr_assert_str_eq(in.text, "Leak");
+    cr_assert_eq(in.cursor, 3);
+    tui_input_key(&in, KEY_END);
+    cr_assert_eq(in.cursor, 4);
+    tui_input_key(&in, KEY_HOME);
+    tui_input_key(&in, KEY_DC);
+    cr_assert_str_eq(in.text, "eak");
+}
+
+Test(tui_input, backspace_and_kill) {
+    tui_input in;
+    tui_input_clear(&in);
+    type(&in, "Leak");
+    tui_input_key(&in, KEY_BACKSPACE);
+    cr_assert_str_eq(in.text, "Lea");
+    tui_input_key(&in, 127);
+    cr_assert_str_eq(in.text, "Le");
+    tui_input_key(&in, KEY_LEFT);
+    tui_input_key(&in, TUI_CTRL('u'));
+    cr_assert_str_eq(in.text, "e", "Ctrl-U kills back to the start");
+    cr_assert_eq(in.cursor, 0);
+    tui_input_key(&in, KEY_BACKSPACE);
+    cr_assert_str_eq(in.text, "e", "nothing before the cursor");
+}
+
+Test(tui_input, multibyte_characters_move_whole) {
+    setlocale(LC_ALL, "C.UTF-8");
+    tui_input in;
+    tui_input_clear(&in);
+    tui_input_key(&in, 'a');
+    tui_input_key(&in, TUI_KEY_UNICODE | 0x221e); /* ∞ */
+    tui_input_key(&in, 'b');
+    cr_assert_str_eq(in.text, "a\xe2\x88\x9e" "b");
+    tui_input_key(&in, KEY_LEFT);
+    tui_input_key(&in, KEY_LEFT);
+    cr_assert_eq(in.cursor, 1);
+    tui_input_key(&in, KEY_RIGHT);
+    cr_assert_eq(in.cursor, 4);
+    tui_input_key(&in, KEY_BACKSPACE);
+    cr_assert_str_eq(in.text, "ab");
+    cr_assert_eq(tui_text_cols("a\xe2\x88\x9e" "b", 5), 3);
+}
+
+Test(tui_input, not_editing_keys_are_left_alone) {
+    tui_input in;
+    tui_input_clear(&in);
+    cr_assert_not(tui_input_key(&in, '\n'));
+    cr_assert_not(tui_input_key(&in, TUI_KEY_ESC));
+    cr_assert_not(tui_input_key(&in, TUI_CTRL('g')));
+}
+
+Test(tui_input, full_buffer_stays_valid) {
+    tui_input in;
+    tui_input_clear(&in);
+    for (int i = 0; i < 2 * TUI_INPUT_MAX; i++)
+        tui_input_key(&in, 'x');
+    cr_assert_eq(in.len, TUI_INPUT_MAX - 1);
+    cr_assert_eq(strlen(in.text), in.len);
+    tui_input_set(&in, "abc");
+    cr_assert_str_eq(in.text, "abc");
+    cr_assert_eq(in.cursor, 3);
+}
+
+Test(tui_input, text_fit_counts_columns) {
+    setlocale(LC_ALL, "C.UTF-8");
+    cr_assert_eq(tui_text_fit("abcdef", 4), 4);
+    cr_assert_eq(tui_text_fit("abc", 10), 3);
+    cr_assert_eq(tui_text_fit("\xe2\x88\x9e\xe2\x88\x9e", 1), 3, "whole characters");
+    cr_assert_eq(tui_text_fit("abc", 0), 0);
+}
