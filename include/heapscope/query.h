@@ -233,4 +233,9 @@ void query_census_free(query_census *c);
 /* "type", "constructor", "era", "source" -> value; false when unknown. */
 bool query_census_by_from_name(const char *name, query_census_by *out);
 
+/* A Haskell integer literal (retainers-and-eras.md §4.4): decimal or 0x hex,
+ * spaces around it, a leading '-' allowed. False when malformed or out of
+ * range. Used for sizes, limits and cost-centre ids typed by the user. */
+bool query_parse_int(const char *text, int64_t *out);
+
 #endif

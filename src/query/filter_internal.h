@@ -23,9 +23,6 @@ void query_regex_free(query_regex *re);
 
 /* ---- numbers and addresses as the TUI reads them (filter_parse.c) ---- */
 
-/* A Haskell integer literal (§4.4): decimal or 0x hex, spaces around it,
- * a leading '-' allowed. False when malformed or out of range. */
-bool query_parse_int(const char *text, int64_t *out);
 /* "0x" followed by 1 to 16 hex digits, the whole text. */
 bool query_parse_hex_address(const char *text, uint64_t *out);
 

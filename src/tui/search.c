@@ -2,12 +2,12 @@
  * the active filter list (newest first, as ghc-debug keeps it), the search
  * limit, and running a retainer search into a new view whose rows are the
  * matches, each opening into its path. The search itself is query/'s. */
-#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "heapscope/grow.h"
 #include "app.h"
 #include "commands.h"
 #include "term.h"
@@ -116,36 +116,10 @@ void tui_cmd_remove_filter(tui_app *app, int arg) {
     }
 }
 
-/* Decimal or 0x hex with an optional sign and surrounding spaces, as a
- * Haskell integer literal reads (§4.4); false when it is not one. */
-static bool parse_int(const char *text, long long *out) {
-    const char *s = text;
-    while (isspace((unsigned char)*s))
-        s++;
-    bool neg = *s == '-';
-    if (neg)
-        s++;
-    int base = 10;
-    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && isxdigit((unsigned char)s[2])) {
-        base = 16;
-        s += 2;
-    }
-    if (!isxdigit((unsigned char)*s) || (base == 10 && !isdigit((unsigned char)*s)))
-        return false;
-    char *end;
-    long long v = strtoll(s, &end, base);
-    while (isspace((unsigned char)*end))
-        end++;
-    if (*end)
-        return false;
-    *out = neg ? -v : v;
-    return true;
-}
-
 void tui_search_submit_remove(tui_app *app) {
-    long long i;
+    int64_t i;
     tui_explorer *ex = &app->ex;
-    if (!parse_int(app->prompt.in.text, &i) || i < 1 || (size_t)i > ex->n_filters) {
+    if (!query_parse_int(app->prompt.in.text, &i) || i < 1 || (size_t)i > ex->n_filters) {
         tui_app_message(app, TUI_ROLE_ERROR, "no filter %s", app->prompt.in.text);
         return;
     }
@@ -155,7 +129,7 @@ void tui_search_submit_remove(tui_app *app) {
         if (k != (size_t)i - 1)
             rest[n++] = ex->filters[k];
     set_filters(app, rest, n);
-    tui_app_message(app, TUI_ROLE_INFO, "filter %lld removed", i);
+    tui_app_message(app, TUI_ROLE_INFO, "filter %" PRId64 " removed", i);
 }
 
 void tui_cmd_limit(tui_app *app, int arg) {
@@ -167,8 +141,8 @@ void tui_cmd_limit(tui_app *app, int arg) {
 }
 
 void tui_search_submit_limit(tui_app *app) {
-    long long v;
-    if (!parse_int(app->prompt.in.text, &v)) {
+    int64_t v;
+    if (!query_parse_int(app->prompt.in.text, &v)) {
         tui_app_message(app, TUI_ROLE_ERROR, "not a number: the limit stays %" PRIu64,
                         app->ex.limit);
         return;
@@ -246,20 +220,6 @@ typedef struct search_ctx {
     bool out_of_memory;
 } search_ctx;
 
-static bool grow(void **p, size_t *cap, size_t need, size_t elem) {
-    if (need <= *cap)
-        return true;
-    size_t n = *cap ? *cap * 2 : 64;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*p, n * elem);
-    if (!q)
-        return false;
-    *p = q;
-    *cap = n;
-    return true;
-}
-
 /* Keeps a match's path (its steps live only during this call). */
 static bool on_match(void *ctx, heap *h, const query_match *m) {
     (void)h;
@@ -267,8 +227,8 @@ static bool on_match(void *ctx, heap *h, const query_match *m) {
     tui_view *v = x->v;
     if (m->n_steps == 0)
         return !tui_progress_poll();
-    if (!grow((void **)&v->steps, &v->steps_cap, v->n_steps + m->n_steps, sizeof *v->steps) ||
-        !grow((void **)&v->matches, &v->matches_cap, v->n_matches + 1, sizeof *v->matches)) {
+    if (!hs_grow((void **)&v->steps, &v->steps_cap, v->n_steps + m->n_steps, sizeof *v->steps) ||
+        !hs_grow((void **)&v->matches, &v->matches_cap, v->n_matches + 1, sizeof *v->matches)) {
         x->out_of_memory = true;
         return false;
     }

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "heapscope/grow.h"
+
 void tui_tree_init(tui_tree *t) {
     memset(t, 0, sizeof *t);
     t->first_top = t->last_top = TUI_NODE_NONE;
@@ -22,27 +24,13 @@ void tui_tree_free(tui_tree *t) {
     tui_tree_init(t);
 }
 
-static bool grow(void **p, size_t *cap, size_t need, size_t elem) {
-    if (need <= *cap)
-        return true;
-    size_t n = *cap ? *cap : 64;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*p, n * elem);
-    if (!q)
-        return false;
-    *p = q;
-    *cap = n;
-    return true;
-}
-
 uint32_t tui_tree_intern(tui_tree *t, const char *s) {
     if (!s)
         return TUI_STR_NONE;
     size_t n = strlen(s) + 1;
     if (t->str_len + n >= TUI_STR_NONE)
         return TUI_STR_NONE;
-    if (!grow((void **)&t->strings, &t->str_cap, t->str_len + n, 1))
+    if (!hs_grow((void **)&t->strings, &t->str_cap, t->str_len + n, 1))
         return TUI_STR_NONE;
     memcpy(t->strings + t->str_len, s, n);
     uint32_t off = (uint32_t)t->str_len;
@@ -57,7 +45,7 @@ const char *tui_tree_str(const tui_tree *t, uint32_t off) {
 tui_node_id tui_tree_add(tui_tree *t, tui_node_id parent, const char *label, uint8_t kind,
                          uint64_t addr, uint64_t aux) {
     if (t->count >= TUI_NODE_NONE - 1 ||
-        !grow((void **)&t->nodes, &t->cap, t->count + 1, sizeof *t->nodes))
+        !hs_grow((void **)&t->nodes, &t->cap, t->count + 1, sizeof *t->nodes))
         return TUI_NODE_NONE;
     uint32_t lab = tui_tree_intern(t, label);
     if (label && lab == TUI_STR_NONE)
@@ -122,13 +110,13 @@ void tui_tree_collapse_all(tui_tree *t) {
 /* Pre-order walk over open nodes, by links only: down into an open node,
  * else to the next sibling, else up until an ancestor has one. */
 static bool rebuild(tui_tree *t) {
-    if (!grow((void **)&t->row_of, &t->row_of_cap, t->count ? t->count : 1, sizeof *t->row_of))
+    if (!hs_grow((void **)&t->row_of, &t->row_of_cap, t->count ? t->count : 1, sizeof *t->row_of))
         return false;
     memset(t->row_of, 0xff, t->count * sizeof *t->row_of);
     t->n_rows = 0;
     tui_node_id id = t->first_top;
     while (id != TUI_NODE_NONE) {
-        if (!grow((void **)&t->rows, &t->rows_cap, t->n_rows + 1, sizeof *t->rows))
+        if (!hs_grow((void **)&t->rows, &t->rows_cap, t->n_rows + 1, sizeof *t->rows))
             return false;
         t->row_of[id] = (uint32_t)t->n_rows;
         t->rows[t->n_rows++] = id;
