@@ -17,23 +17,7 @@
 #include "heapscope/cli.h"
 #include "heapscope/heap.h"
 #include "heapscope/query.h"
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static double peak_rss_mb(void) {
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return (double)ru.ru_maxrss / 1024.0; /* KiB on Linux */
-}
-
-static int fail(const hs_error *err) {
-    fprintf(stderr, "bench_heap: %s\n", err->message);
-    return 1;
-}
+#include "bench_util.h"
 
 int main(int argc, char **argv) {
     const char *closures = "10000000";
@@ -56,38 +40,38 @@ int main(int argc, char **argv) {
            profiled ? " (profiled, eras)" : "");
     fflush(stdout);
     if (cli_debuggee_start(args, &d, &err) != HS_OK)
-        return fail(&err);
+        return bench_fail("bench_heap", &err);
 
     wire_conn *c = NULL;
     heap *h = NULL;
     int rc = 1;
-    double t0 = now();
+    double t0 = bench_now();
     if (wire_connect(d.socket, NULL, &c, &err) != HS_OK || wire_pause(c, NULL, &err) != HS_OK ||
         heap_open(heap_source_live(c), &h, &err) != HS_OK) {
-        rc = fail(&err);
+        rc = bench_fail("bench_heap", &err);
         goto out;
     }
-    double t_fetch = now() - t0;
+    double t_fetch = bench_now() - t0;
     uint64_t served = heap_block_bytes(h);
     wire_stats ws = wire_conn_stats(c);
 
     query_traversal walk = {0};
     query_traversal_stats ts;
-    double t1 = now();
+    double t1 = bench_now();
     if (query_traverse(h, heap_roots(h)->items, heap_roots(h)->count, &walk, &ts, &err) != HS_OK) {
-        rc = fail(&err);
+        rc = bench_fail("bench_heap", &err);
         goto out;
     }
-    double t_index = now() - t1;
+    double t_index = bench_now() - t1;
 
     query_census census;
-    double t2 = now();
+    double t2 = bench_now();
     if (query_census_run(h, QUERY_CENSUS_BY_CONSTRUCTOR, NULL, &census, &err) != HS_OK) {
-        rc = fail(&err);
+        rc = bench_fail("bench_heap", &err);
         goto out;
     }
-    double t_census = now() - t2;
-    double rss = peak_rss_mb();
+    double t_census = bench_now() - t2;
+    double rss = bench_peak_rss_mb();
 
     printf("heap served:        %.1f MB in %zu block groups\n", (double)served / 1e6,
            heap_block_count(h));

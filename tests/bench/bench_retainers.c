@@ -20,23 +20,7 @@
 #include "heapscope/cli.h"
 #include "heapscope/heap.h"
 #include "heapscope/query.h"
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static double peak_rss_mb(void) {
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return (double)ru.ru_maxrss / 1024.0; /* KiB on Linux */
-}
-
-static int fail(const hs_error *err) {
-    fprintf(stderr, "bench_retainers: %s\n", err->message);
-    return 1;
-}
+#include "bench_util.h"
 
 typedef struct tally {
     uint64_t matches, steps, flagged;
@@ -67,10 +51,10 @@ static hs_status time_walk(heap *h, bool trails, int repeat, double *best,
         walk.visit_trail = on_trail;
     *best = 1e9;
     for (int i = 0; i < repeat; i++) {
-        double t0 = now();
+        double t0 = bench_now();
         hs_status st = query_traverse(h, heap_roots(h)->items, heap_roots(h)->count, &walk, ts,
                                       err);
-        double dt = now() - t0;
+        double dt = bench_now() - t0;
         if (st != HS_OK)
             return st;
         if (dt < *best)
@@ -87,9 +71,9 @@ static hs_status time_search(heap *h, query_filters *f, uint64_t limit, bool pat
         *t = (tally){0};
         query_search s = {.filters = f, .limit = limit, .paths = paths, .on_match = on_match,
                           .ctx = t};
-        double t0 = now();
+        double t0 = bench_now();
         hs_status st = query_search_run(h, &s, stats, err);
-        double dt = now() - t0;
+        double dt = bench_now() - t0;
         if (st != HS_OK)
             return st;
         if (dt < *best)
@@ -123,25 +107,25 @@ int main(int argc, char **argv) {
     query_filters *f = NULL;
     if (query_filters_new(&f, &err) != HS_OK ||
         query_filters_add(f, QUERY_FILTER_CONSTRUCTOR, regex, false, &err) != HS_OK)
-        return fail(&err);
+        return bench_fail("bench_retainers", &err);
     cli_debuggee d;
     printf("generating a synthetic heap of %s closures%s with a planted leak...\n", closures,
            profiled ? " (profiled, eras)" : "");
     fflush(stdout);
     if (cli_debuggee_start(args, &d, &err) != HS_OK) {
         query_filters_free(f);
-        return fail(&err);
+        return bench_fail("bench_retainers", &err);
     }
     wire_conn *c = NULL;
     heap *h = NULL;
     int rc = 1;
-    double t0 = now();
+    double t0 = bench_now();
     if (wire_connect(d.socket, NULL, &c, &err) != HS_OK || wire_pause(c, NULL, &err) != HS_OK ||
         heap_open(heap_source_live(c), &h, &err) != HS_OK) {
-        rc = fail(&err);
+        rc = bench_fail("bench_retainers", &err);
         goto out;
     }
-    double t_fetch = now() - t0;
+    double t_fetch = bench_now() - t0;
     uint64_t lo, hi;
     heap_block_span(h, &lo, &hi);
     uint64_t span_words = (hi - lo) / 8;
@@ -155,10 +139,10 @@ int main(int argc, char **argv) {
         time_search(h, f, 0, true, repeat, &t_search, &all, &t_all, &err) != HS_OK ||
         time_search(h, f, 100, true, repeat, &t_limited, &first, &t_first, &err) != HS_OK ||
         time_search(h, f, 0, false, repeat, &t_find, &found, &t_found, &err) != HS_OK) {
-        rc = fail(&err);
+        rc = bench_fail("bench_retainers", &err);
         goto out;
     }
-    double rss = peak_rss_mb();
+    double rss = bench_peak_rss_mb();
     uint64_t visited = all.traversal.visited;
 
     printf("heap served:          %.1f MB in %zu block groups, fetched in %.3f s\n",
