@@ -1,0 +1,181 @@
+/* Deterministic fuzzing of every parser of outside bytes: answer bodies of
+ * every command, constructor descriptions, theme files, era ranges and
+ * integers typed by the user. Inputs are random bytes and mutations of
+ * valid ones (the spec's vectors); a fixed seed keeps runs repeatable. The
+ * sanitizer build turns any overread, leak or undefined behaviour into a
+ * failure; the checks here assert the invariants of what was accepted. */
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "heapscope/query.h"
+#include "heapscope/tui.h"
+#include "heapscope/wire.h"
+
+#define ROUNDS 100000
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15u;
+
+static uint64_t rnd(void) { /* splitmix64 */
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+
+/* Valid bodies to start mutations from (wire-protocol.md §12). */
+static const uint8_t version_body[] = {0, 0, 3, 0x8e, 0, 0, 0, 1, 4, 1};
+static const uint8_t source_info_body[] = {
+    0, 0, 0, 6, 0, 0, 0, 13, 's', 'a', 't', '_', 's', '1', 'A', 'b', '_', 'i', 'n', 'f', 'o',
+    0, 0, 0, 2, '1', '5', 0, 0, 0, 5, '[', 'I', 'n', 't', ']', 0, 0, 0, 5, 'l', 'e', 'a', 'k',
+    'y', 0, 0, 0, 4, 'M', 'a', 'i', 'n', 0, 0, 0, 4, 'a', '.', 'h', 's'};
+static const uint8_t con_desc_body[] = {0, 0, 0, 14, 'm', 'a', 'i', 'n', ':', 'M', 'a',
+                                        'i', 'n', '.', 'L', 'e', 'a', 'k'};
+static const uint8_t block_body[14 + 64] = {0, 0, 0, 0x50, 0x10, 0, 0x42, 0, 0, 0, 0, 0, 0, 64};
+
+/* A random input: pure noise, or a seed with bytes flipped, cut or extended. */
+static size_t make_input(uint8_t *buf, size_t cap, const uint8_t *seed, size_t seed_len) {
+    size_t len;
+    if (rnd() % 3 == 0 || !seed) {
+        len = rnd() % cap;
+        for (size_t i = 0; i < len; i++)
+            buf[i] = (uint8_t)rnd();
+        return len;
+    }
+    len = seed_len;
+    memcpy(buf, seed, len);
+    for (int k = (int)(rnd() % 4); k >= 0; k--) {
+        switch (rnd() % 3) {
+        case 0: if (len) buf[rnd() % len] = (uint8_t)rnd(); break;
+        case 1: len = len ? rnd() % len : 0; break;
+        default:
+            while (len < cap && rnd() % 2)
+                buf[len++] = (uint8_t)rnd();
+        }
+    }
+    return len;
+}
+
+static wire_buf body_of(const uint8_t *bytes, size_t len) {
+    wire_buf b = {malloc(len ? len : 1), len, len ? len : 1};
+    memcpy(b.data, bytes, len);
+    return b;
+}
+
+Test(fuzz, answer_bodies) {
+    uint8_t in[512];
+    for (int r = 0; r < ROUNDS; r++) {
+        hs_error err;
+        size_t n = make_input(in, sizeof in, version_body, sizeof version_body);
+        wire_version v;
+        if (wire_decode_version(in, n, &v, &err) == HS_OK)
+            cr_assert(n == 10 && v.prof_mode <= 5);
+
+        n = make_input(in, sizeof in, source_info_body, sizeof source_info_body);
+        wire_source_info si = {0};
+        if (wire_decode_source_info(in, n, &si, &err) == HS_OK && si.found)
+            cr_assert(si.name && si.type && si.label && si.module && si.position);
+        wire_source_info_free(&si);
+
+        n = make_input(in, sizeof in, con_desc_body, sizeof con_desc_body);
+        wire_con_desc cd = {0};
+        if (wire_decode_con_desc(in, n, &cd, &err) == HS_OK)
+            cr_assert(cd.raw && cd.package && cd.module && cd.name);
+        wire_con_desc_free(&cd);
+
+        n = make_input(in, sizeof in, block_body, sizeof block_body);
+        wire_buf body = body_of(in, n);
+        wire_block_list blocks = {0};
+        if (wire_decode_blocks(&body, &blocks, &err) == HS_OK)
+            for (size_t i = 0; i < blocks.count; i++)
+                cr_assert(blocks.items[i].data + blocks.items[i].len <=
+                          blocks.body.data + blocks.body.len);
+        wire_block_list_free(&blocks);
+        wire_buf_free(&body);
+
+        n = make_input(in, sizeof in, NULL, 0);
+        body = body_of(in, n);
+        wire_blobs blobs = {0};
+        if (wire_decode_blobs(&body, 1 + rnd() % 3, &blobs, &err) == HS_OK)
+            for (size_t i = 0; i < blobs.count; i++)
+                cr_assert(blobs.items[i].data + blobs.items[i].len <=
+                          blobs.body.data + blobs.body.len);
+        wire_blobs_free(&blobs);
+        wire_buf_free(&body);
+
+        n = make_input(in, sizeof in, NULL, 0);
+        wire_ptr_list ptrs = {0};
+        if (wire_decode_ptrs(in, n, &ptrs, &err) == HS_OK)
+            cr_assert(ptrs.count == n / 8 && n % 8 == 0);
+        wire_ptr_list_free(&ptrs);
+        wire_bitmap bm = {0};
+        if (wire_decode_bitmap(in, n, &bm, &err) == HS_OK)
+            for (size_t i = 0; i < bm.count; i++)
+                cr_assert(bm.bits[i] <= 1);
+        wire_bitmap_free(&bm);
+        wire_ccs ccs;
+        wire_decode_ccs(in, n, &ccs, &err);
+        wire_cc cc = {0};
+        wire_decode_cc(in, n, &cc, &err);
+        wire_cc_free(&cc);
+        wire_index_entry ie;
+        wire_decode_index_entry(in, n, &ie, &err);
+        uint64_t srts[3], one;
+        wire_decode_srts(in, n, 1 + rnd() % 3, srts, &err);
+        wire_decode_one_ptr(in, n, &one, &err);
+    }
+}
+
+/* Printable-ish text with the characters the text parsers care about. */
+static void make_text(char *buf, size_t cap, const char *alphabet) {
+    size_t len = rnd() % (cap - 1), k = strlen(alphabet);
+    for (size_t i = 0; i < len; i++)
+        buf[i] = rnd() % 8 ? alphabet[rnd() % k] : (char)(1 + rnd() % 255);
+    buf[len] = '\0';
+}
+
+Test(fuzz, user_text) {
+    char text[256];
+    for (int r = 0; r < ROUNDS; r++) {
+        hs_error err;
+        make_text(text, sizeof text, "0123456789-x ");
+        query_era_range range;
+        if (query_era_range_parse(text, &range, &err) == HS_OK)
+            cr_assert_leq(range.lo, range.hi);
+        int64_t v;
+        query_parse_int(text, &v);
+
+        make_text(text, sizeof text, "abc:.ABCGHT#(),|");
+        wire_con_desc cd = {0};
+        if (wire_parse_con_desc(text, strlen(text), &cd, &err) == HS_OK)
+            cr_assert(cd.name && strlen(cd.name) <= strlen(text));
+        wire_con_desc_free(&cd);
+    }
+}
+
+Test(fuzz, theme_files) {
+    static const char *const words[] = {"normal", "selected", "era-palette", "=", "on", "bold",
+                                        "red", "bright-blue", "default", "255", "256", "-1",
+                                        "#", "\n", " ", "title", "reverse", "x"};
+    char text[1024];
+    for (int r = 0; r < ROUNDS / 4; r++) {
+        size_t len = 0;
+        for (int w = (int)(rnd() % 60); w > 0; w--) {
+            const char *s = words[rnd() % (sizeof words / sizeof words[0])];
+            size_t n = strlen(s);
+            if (len + n + 2 >= sizeof text)
+                break;
+            memcpy(text + len, s, n);
+            len += n;
+            text[len++] = rnd() % 4 ? ' ' : '\n';
+        }
+        text[len] = '\0';
+        tui_theme theme;
+        hs_error err = {0};
+        if (tui_theme_parse(text, "fuzz.theme", &theme, &err) != HS_OK)
+            cr_assert(strncmp(err.message, "fuzz.theme:", 11) == 0, "%s", err.message);
+        else
+            cr_assert(theme.n_era >= 1 && theme.n_era <= TUI_ERA_PALETTE_MAX);
+    }
+}
