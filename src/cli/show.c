@@ -8,6 +8,7 @@
 
 #include "describe.h"
 #include "heapscope/cli.h"
+#include "heapscope/grow.h"
 #include "heapscope/u64map.h"
 #include "output.h"
 
@@ -34,14 +35,8 @@ typedef struct show_state {
 } show_state;
 
 static bool push(show_state *s, show_item item) {
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 64;
-        show_item *st = realloc(s->stack, cap * sizeof *st);
-        if (!st)
-            return false;
-        s->stack = st;
-        s->cap = cap;
-    }
+    if (!hs_grow((void **)&s->stack, &s->cap, s->n + 1, sizeof *s->stack))
+        return false;
     s->stack[s->n++] = item;
     return true;
 }

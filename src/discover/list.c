@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "heapscope/discover.h"
+#include "heapscope/grow.h"
 
 /* While listing, each entry keeps its full timestamp so that two sockets
  * created in the same second still sort newest first. */
@@ -38,14 +39,8 @@ static const char *base_name(const char *path) {
 
 static hs_status add(builder *b, const char *path, const struct stat *st, bool from_env,
                      hs_error *err) {
-    if (b->count == b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 16;
-        pending *items = realloc(b->items, cap * sizeof *items);
-        if (!items)
-            return hs_fail(err, HS_ERR_NOMEM, "out of memory listing %s", path);
-        b->items = items;
-        b->cap = cap;
-    }
+    if (!hs_grow((void **)&b->items, &b->cap, b->count + 1, sizeof *b->items))
+        return hs_fail(err, HS_ERR_NOMEM, "out of memory listing %s", path);
     pending *p = &b->items[b->count];
     *p = (pending){.e = {.mtime = st->st_mtim.tv_sec, .is_socket = S_ISSOCK(st->st_mode),
                          .from_env = from_env},

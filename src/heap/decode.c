@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "decode_internal.h"
+#include "heapscope/grow.h"
 
 #define NO_FRAME HEAP_EDGE_NO_FRAME
 
@@ -41,21 +42,9 @@ hs_status heap_dec_nomem(const decode_ctx *d) {
                    (unsigned long long)d->c->addr);
 }
 
-/* Doubles (at least) so that `used + extra` entries fit. */
+/* Room for `extra` more entries after `used` (hs_grow doubles). */
 static bool grow(void **items, size_t *cap, size_t used, size_t extra, size_t elem) {
-    if (extra > SIZE_MAX / elem - used)
-        return false;
-    size_t want = used + extra, n = *cap ? *cap : 16;
-    while (n < want)
-        n = n > SIZE_MAX / 2 ? want : n * 2;
-    if (n > SIZE_MAX / elem)
-        return false;
-    void *p = realloc(*items, n * elem);
-    if (!p)
-        return false;
-    *items = p;
-    *cap = n;
-    return true;
+    return extra <= SIZE_MAX - used && hs_grow(items, cap, used + extra, elem);
 }
 
 bool heap_dec_grow_edges(heap_closure *c, size_t extra) {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "heapscope/closure_type.h"
+#include "heapscope/grow.h"
 #include "heapscope/query.h"
 #include "heapscope/u64map.h"
 
@@ -30,14 +31,8 @@ static group *group_for(census_ctx *cx, uint64_t id, bool by_type) {
     uint64_t *pos = u64map_find(&cx->index, key);
     if (pos)
         return &cx->groups[*pos - 1];
-    if (cx->n_groups == cx->cap) {
-        size_t cap = cx->cap ? cx->cap * 2 : 64;
-        group *g = realloc(cx->groups, cap * sizeof *g);
-        if (!g)
-            return NULL;
-        cx->groups = g;
-        cx->cap = cap;
-    }
+    if (!hs_grow((void **)&cx->groups, &cx->cap, cx->n_groups + 1, sizeof *cx->groups))
+        return NULL;
     if (!u64map_put(&cx->index, key, cx->n_groups + 1))
         return NULL;
     cx->groups[cx->n_groups] = (group){.id = id, .by_type = by_type};

@@ -11,6 +11,7 @@
 
 #include "filter_internal.h"
 #include "heapscope/closure_type.h"
+#include "heapscope/grow.h"
 
 #define INFO_CACHE_SLOTS 1024 /* power of two */
 
@@ -168,16 +169,8 @@ hs_status query_filters_add(query_filters *f, query_filter_kind kind, const char
          kind == QUERY_FILTER_CLOSURE_NAME) &&
         !(q.cache = calloc(1, sizeof *q.cache)))
         st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
-    if (st == HS_OK && f->count == f->cap) {
-        size_t cap = f->cap ? f->cap * 2 : 8;
-        query_filter *items = realloc(f->items, cap * sizeof *items);
-        if (items) {
-            f->items = items;
-            f->cap = cap;
-        } else {
-            st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
-        }
-    }
+    if (st == HS_OK && !hs_grow((void **)&f->items, &f->cap, f->count + 1, sizeof *f->items))
+        st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
     bool info_only = (f->count == 0 || f->info_only) && info_only_kind(kind);
     if (st == HS_OK && info_only && !f->all && !(f->all = malloc(sizeof *f->all)))
         st = hs_fail(err, HS_ERR_NOMEM, "out of memory");

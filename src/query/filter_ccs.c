@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "filter_internal.h"
+#include "heapscope/grow.h"
 
 #define MAX_CCS (UINT64_C(1) << 24) /* far beyond any real program: a loop guard */
 
@@ -16,14 +17,8 @@ typedef struct ccs_stack {
 } ccs_stack;
 
 static bool push(ccs_stack *s, uint64_t v) {
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 64;
-        uint64_t *items = realloc(s->items, cap * sizeof *items);
-        if (!items)
-            return false;
-        s->items = items;
-        s->cap = cap;
-    }
+    if (!hs_grow((void **)&s->items, &s->cap, s->n + 1, sizeof *s->items))
+        return false;
     s->items[s->n++] = v;
     return true;
 }

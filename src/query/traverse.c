@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 
 #include "heapscope/bytes.h"
+#include "heapscope/grow.h"
 #include "heapscope/query.h"
 #include "heapscope/u64map.h"
 
@@ -78,15 +79,9 @@ typedef struct addr_list {
     size_t count, cap;
 } addr_list;
 
-static bool addr_push(addr_list *l, uint64_t a) {
-    if (l->count == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 1024;
-        uint64_t *items = realloc(l->items, cap * sizeof *items);
-        if (!items)
-            return false;
-        l->items = items;
-        l->cap = cap;
-    }
+static inline bool addr_push(addr_list *l, uint64_t a) {
+    if (l->count == l->cap && !hs_grow((void **)&l->items, &l->cap, l->count + 1, sizeof a))
+        return false;
     l->items[l->count++] = a;
     return true;
 }

@@ -11,6 +11,7 @@
 #include "app.h"
 #include "heapscope/bytes.h"
 #include "heapscope/closure_type.h"
+#include "heapscope/grow.h"
 
 #define LDV_USED UINT64_C(0x1000000000000000)
 #define CCS_CHAIN_MAX 256
@@ -128,14 +129,9 @@ void tui_rows_prefetch(tui_app *app, tui_tree *t, size_t first, size_t count) {
 /* ---- cost centres ---------------------------------------------------- */
 
 static const char *remember(tui_explorer *ex, uint64_t addr, const char *text) {
-    if (ex->n_cc_strings == ex->cc_strings_cap) {
-        size_t cap = ex->cc_strings_cap ? ex->cc_strings_cap * 2 : 64;
-        char **s = realloc(ex->cc_strings, cap * sizeof *s);
-        if (!s)
-            return NULL;
-        ex->cc_strings = s;
-        ex->cc_strings_cap = cap;
-    }
+    if (!hs_grow((void **)&ex->cc_strings, &ex->cc_strings_cap, ex->n_cc_strings + 1,
+                 sizeof *ex->cc_strings))
+        return NULL;
     char *copy = strdup(text);
     if (!copy)
         return NULL;
