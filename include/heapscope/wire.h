@@ -258,6 +258,9 @@ typedef struct wire_options {
 } wire_options;
 
 void wire_options_default(wire_options *o);
+/* The defaults, with an idle timeout of timeout_ms (when > 0) and a connect
+ * timeout no longer than that. */
+void wire_options_with_timeout(wire_options *o, int timeout_ms);
 
 /* target: a Unix socket path, "unix:PATH", or "tcp:HOST:PORT".
  * opts may be NULL for the defaults. */

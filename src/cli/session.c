@@ -12,12 +12,7 @@ static bool show_fetch_progress(void *ctx, uint32_t cmd, uint64_t bytes) {
 }
 
 static void connect_options(const cli_common *common, wire_options *opts) {
-    wire_options_default(opts);
-    if (common->timeout_ms > 0) {
-        opts->io_timeout_ms = common->timeout_ms;
-        if (common->timeout_ms < opts->connect_timeout_ms)
-            opts->connect_timeout_ms = common->timeout_ms;
-    }
+    wire_options_with_timeout(opts, common->timeout_ms);
     if (isatty(STDERR_FILENO))
         opts->progress = show_fetch_progress;
 }

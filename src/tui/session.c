@@ -20,12 +20,7 @@ static bool on_wire_progress(void *ctx, uint32_t cmd, uint64_t bytes) {
 
 static hs_status open_conn(tui_session *s, int timeout_ms, hs_error *err) {
     wire_options o;
-    wire_options_default(&o);
-    if (timeout_ms > 0) {
-        o.io_timeout_ms = timeout_ms;
-        if (timeout_ms < o.connect_timeout_ms)
-            o.connect_timeout_ms = timeout_ms;
-    }
+    wire_options_with_timeout(&o, timeout_ms);
     o.progress = on_wire_progress;
     return wire_connect(s->target, &o, &s->conn, err);
 }

@@ -31,6 +31,15 @@ void wire_options_default(wire_options *o) {
     };
 }
 
+void wire_options_with_timeout(wire_options *o, int timeout_ms) {
+    wire_options_default(o);
+    if (timeout_ms > 0) {
+        o->io_timeout_ms = timeout_ms;
+        if (timeout_ms < o->connect_timeout_ms)
+            o->connect_timeout_ms = timeout_ms;
+    }
+}
+
 /* Zero fields mean "default", so `wire_options o = {0}` is usable; a
  * negative timeout means no limit. */
 static wire_options effective_options(const wire_options *opts) {

@@ -265,3 +265,17 @@ Test(wire_connect, default_options) {
     cr_assert_eq(o.max_response, UINT64_C(16) << 30);
     cr_assert_null(o.progress);
 }
+
+Test(wire_connect, options_with_timeout) {
+    wire_options d, o;
+    wire_options_default(&d);
+    wire_options_with_timeout(&o, 0);
+    cr_assert_eq(o.io_timeout_ms, d.io_timeout_ms, "0 keeps the defaults");
+    cr_assert_eq(o.connect_timeout_ms, d.connect_timeout_ms);
+    wire_options_with_timeout(&o, 200);
+    cr_assert_eq(o.io_timeout_ms, 200);
+    cr_assert_eq(o.connect_timeout_ms, 200, "connecting waits no longer than the timeout");
+    wire_options_with_timeout(&o, 60000);
+    cr_assert_eq(o.io_timeout_ms, 60000);
+    cr_assert_eq(o.connect_timeout_ms, d.connect_timeout_ms, "nor longer than the default");
+}
