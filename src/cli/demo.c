@@ -1,10 +1,7 @@
 /* heapscope --demo: a synthetic debuggee with a planted leak, started on a
  * private socket, paused and shown. */
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "heapscope/bytes.h"
 #include "heapscope/cli.h"
 #include "heapscope/closure_type.h"
 #include "output.h"
@@ -16,72 +13,42 @@ static const char *const demo_args[] = {"--closures", "50000", "--profiled", "--
                                         "--seed", "42", NULL};
 
 /* One line per closure: address, closure type and, for constructors, the
- * constructor description. Two batched requests, then one per constructor. */
-static hs_status print_closures(wire_conn *c, const wire_ptr_list *ptrs, size_t shown,
+ * constructor description as the debuggee wrote it. */
+static hs_status print_closures(heap *h, const wire_ptr_list *ptrs, size_t shown,
                                 hs_error *err) {
-    if (shown == 0)
-        return HS_OK;
-    wire_blobs closures = {0}, infos = {0};
-    uint64_t *info_ptrs = calloc(shown, sizeof *info_ptrs);
-    hs_status st = info_ptrs ? HS_OK : hs_fail(err, HS_ERR_NOMEM, "out of memory");
-    if (st == HS_OK)
-        st = wire_closures(c, ptrs->items, shown, &closures, err);
+    heap_closure c = {0};
+    hs_status st = heap_prefetch_statics(h, ptrs->items, shown, err);
     for (size_t i = 0; st == HS_OK && i < shown; i++) {
-        if (closures.items[i].len < 8)
-            st = hs_fail(err, HS_ERR_PROTOCOL, "closure 0x%llx: %zu bytes, no info pointer",
-                         (unsigned long long)ptrs->items[i], closures.items[i].len);
-        else
-            info_ptrs[i] = hs_load_le64(closures.items[i].data);
-    }
-    if (st == HS_OK)
-        st = wire_info_tables(c, info_ptrs, shown, &infos, err);
-    for (size_t i = 0; st == HS_OK && i < shown; i++) {
-        const wire_slice *it = &infos.items[i];
-        if (it->len != 16 && it->len != 32) {
-            st = hs_fail(err, HS_ERR_PROTOCOL, "info table 0x%llx: unexpected size %zu",
-                         (unsigned long long)info_ptrs[i], it->len);
+        st = heap_decode(h, ptrs->items[i], &c, err);
+        if (st != HS_OK)
             break;
-        }
-        uint32_t type = hs_load_le32(it->data + it->len - 8);
-        printf("  0x%-12llx %-22s", (unsigned long long)ptrs->items[i], hs_closure_type_name(type));
-        if (hs_closure_type_is_constructor(type)) {
-            wire_con_desc d = {0};
-            st = wire_get_con_desc(c, info_ptrs[i], &d, err);
-            if (st == HS_OK)
-                printf(" %s", d.raw);
-            wire_con_desc_free(&d);
+        printf("  0x%-12llx %-22s", (unsigned long long)c.addr, hs_closure_type_name(c.type));
+        if (hs_closure_type_is_constructor(c.type)) {
+            const heap_info *in = c.info;
+            if (in->con_package[0]) /* package:Module.Name, as on the wire */
+                printf(" %s:%s.%s", in->con_package, in->con_module, in->con_name);
+            else
+                printf(" %s", in->con_name);
         }
         putchar('\n');
     }
-    wire_blobs_free(&closures);
-    wire_blobs_free(&infos);
-    free(info_ptrs);
+    heap_closure_free(&c);
     return st;
 }
 
-static hs_status show_paused_heap(wire_conn *c, hs_error *err) {
-    wire_version v;
-    wire_ptr_list roots = {0}, saved = {0};
-    hs_status st = wire_get_version(c, &v, err);
-    if (st == HS_OK)
-        st = wire_roots(c, &roots, err);
-    if (st == HS_OK)
-        st = wire_saved_objects(c, &saved, err);
-    if (st == HS_OK) {
-        char ghc[64];
-        cli_ghc_version_text(&v, ghc, sizeof ghc);
-        printf("debuggee: GHC %s, profiling: %s\n\n", ghc, cli_prof_mode_name(v.prof_mode));
-        printf("Saved objects (%zu):\n", saved.count);
-        st = print_closures(c, &saved, saved.count, err);
-    }
-    if (st == HS_OK) {
-        size_t shown = roots.count < DEMO_ROOTS_SHOWN ? roots.count : DEMO_ROOTS_SHOWN;
-        printf("\nGC roots (%zu, first %zu shown):\n", roots.count, shown);
-        st = print_closures(c, &roots, shown, err);
-    }
-    wire_ptr_list_free(&roots);
-    wire_ptr_list_free(&saved);
-    return st;
+static hs_status show_paused_heap(heap *h, hs_error *err) {
+    char ghc[64];
+    cli_ghc_version_text(heap_version(h), ghc, sizeof ghc);
+    printf("debuggee: GHC %s, profiling: %s\n\n", ghc,
+           cli_prof_mode_name(heap_version(h)->prof_mode));
+    const wire_ptr_list *saved = heap_saved_objects(h), *roots = heap_roots(h);
+    printf("Saved objects (%zu):\n", saved->count);
+    hs_status st = print_closures(h, saved, saved->count, err);
+    if (st != HS_OK)
+        return st;
+    size_t shown = roots->count < DEMO_ROOTS_SHOWN ? roots->count : DEMO_ROOTS_SHOWN;
+    printf("\nGC roots (%zu, first %zu shown):\n", roots->count, shown);
+    return print_closures(h, roots, shown, err);
 }
 
 hs_status cli_demo_start(cli_debuggee *d, hs_error *err) {
@@ -97,14 +64,17 @@ int cli_demo(const cli_common *common) {
         return cli_report(&err);
     printf("demo debuggee: pid %ld, socket %s\n", (long)d.pid, d.socket);
 
-    wire_conn *c = NULL;
-    bool was_paused = false;
-    hs_status st = cli_open_paused(d.socket, common, &c, &was_paused, &err);
-    if (st == HS_OK)
-        st = show_paused_heap(c, &err);
-    if (st == HS_OK)
-        st = wire_resume(c, &err);
-    wire_close(c);
+    cli_session session;
+    hs_status st = cli_session_open(d.socket, common, &session, &err);
+    if (st == HS_OK) {
+        st = show_paused_heap(session.heap, &err);
+        hs_error close_err = {0};
+        hs_status cst = cli_session_close(&session, common, &close_err);
+        if (st == HS_OK && cst != HS_OK) {
+            st = cst;
+            err = close_err;
+        }
+    }
     cli_debuggee_stop(&d);
     return st == HS_OK ? 0 : cli_report(&err);
 }
