@@ -3,6 +3,7 @@ import json
 import os
 import re
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -43,6 +44,54 @@ class Debuggee:
         self.proc.wait(timeout=10)
         self.proc.stderr.close()
         self.dir.cleanup()
+
+
+def recv_exact(sock, n):
+    data = b""
+    while len(data) < n:
+        chunk = sock.recv(n - len(data))
+        if not chunk:
+            raise EOFError("debuggee closed the connection")
+        data += chunk
+    return data
+
+
+def raw_status(socket_path, command):
+    """Sends one payload-less request; returns the final frame's status."""
+    with socket.socket(socket.AF_UNIX) as s:
+        s.connect(socket_path)
+        s.sendall(struct.pack(">II", 4, command))
+        while True:
+            length, status = struct.unpack(">IH", recv_exact(s, 6))
+            recv_exact(s, length)
+            if status != 1:
+                return status
+
+
+class PlantedCase(unittest.TestCase):
+    """A debuggee with a planted leak shared by a test class: subclasses give
+    the generator options in ARGS; the plan is in cls.plan."""
+
+    ARGS = ()
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        plan_path = os.path.join(cls.tmp.name, "plan.json")
+        cls.debuggee = Debuggee(*cls.ARGS, "--plan", plan_path)
+        cls.debuggee.__enter__()
+        with open(plan_path) as f:
+            cls.plan = json.load(f)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.debuggee.__exit__(None, None, None)
+        cls.tmp.cleanup()
+
+    def json_of(self, command, *args):
+        r = run(command, self.debuggee.socket, *args, "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return json.loads(r.stdout)
 
 
 class Cli(unittest.TestCase):

@@ -2,46 +2,26 @@
 against what its generator says it planted (run by meson test)."""
 import json
 import os
-import socket
-import struct
 import subprocess
 import sys
 import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from test_cli import Debuggee, run  # noqa: E402  (same helpers, same binary)
+from test_cli import Debuggee, PlantedCase, raw_status, run  # noqa: E402  (same helpers, same binary)
 
 CONSTRUCTOR_TYPES = {"CONSTR", "CONSTR_1_0", "CONSTR_0_1", "CONSTR_2_0", "CONSTR_1_1",
                      "CONSTR_0_2", "CONSTR_NOCAF"}
 
 
-class PlantedHeap(unittest.TestCase):
+class PlantedHeap(PlantedCase):
     """One profiled debuggee with a planted leak, shared by the tests."""
 
-    @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory()
-        plan_path = os.path.join(cls.tmp.name, "plan.json")
-        cls.debuggee = Debuggee("--closures", "30000", "--profiled", "--eras", "6",
-                                "--leak-count", "700", "--leak-era", "2", "--seed", "5",
-                                "--plan", plan_path)
-        cls.debuggee.__enter__()
-        with open(plan_path) as f:
-            cls.plan = json.load(f)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.debuggee.__exit__(None, None, None)
-        cls.tmp.cleanup()
-
-    def heapscope_json(self, command, *args):
-        r = run(command, self.debuggee.socket, *args, "--json")
-        self.assertEqual(r.returncode, 0, r.stderr)
-        return json.loads(r.stdout)
+    ARGS = ("--closures", "30000", "--profiled", "--eras", "6", "--leak-count", "700",
+            "--leak-era", "2", "--seed", "5")
 
     def census(self, by):
-        return self.heapscope_json("census", "--by", by)
+        return self.json_of("census", "--by", by)
 
     def test_census_by_constructor_matches_plan(self):
         census = self.census("constructor")
@@ -99,7 +79,7 @@ class PlantedHeap(unittest.TestCase):
         self.assertIn("more rows", lines[-1])
 
     def test_roots_lists_threads_and_saved_objects(self):
-        roots = self.heapscope_json("roots")
+        roots = self.json_of("roots")
         self.assertGreater(len(roots["roots"]), 0)
         self.assertEqual(roots["roots"][0]["type"], "TSO")
         addresses = {int(r["address"], 16) for r in roots["roots"]}
@@ -128,7 +108,7 @@ class PlantedHeap(unittest.TestCase):
 
     def test_show_json_nests_children(self):
         path = self.plan["leak"]["path"]
-        tree = self.heapscope_json("show", path[0]["address"], "--depth", str(len(path) - 1))
+        tree = self.json_of("show", path[0]["address"], "--depth", str(len(path) - 1))
         self.assertIsNone(tree["edge"])
         self.assertEqual(tree["closure"]["address"], path[0]["address"])
         node = tree
@@ -139,7 +119,7 @@ class PlantedHeap(unittest.TestCase):
 
     def test_show_json_location_has_file_and_span(self):
         thunk = [p for p in self.plan["leak"]["path"] if p["type"].startswith("THUNK")][0]
-        tree = self.heapscope_json("show", thunk["address"], "--depth", "0")
+        tree = self.json_of("show", thunk["address"], "--depth", "0")
         loc = tree["closure"]["location"]
         self.assertEqual(loc["position"], thunk["location"])
         self.assertEqual(loc["file"] + ":" + loc["span"], thunk["location"])
@@ -162,15 +142,7 @@ class PlantedHeap(unittest.TestCase):
         self.assertIn("--depth does not apply to 'roots'", r.stderr)
 
     def raw_status(self, command):
-        """Sends one payload-less request; returns the final frame's status."""
-        with socket.socket(socket.AF_UNIX) as s:
-            s.connect(self.debuggee.socket)
-            s.sendall(struct.pack(">II", 4, command))
-            while True:
-                length, status = struct.unpack(">IH", recv_exact(s, 6))
-                recv_exact(s, length)
-                if status != 1:
-                    return status
+        return raw_status(self.debuggee.socket, command)
 
     def test_commands_restore_the_pause_state(self):
         ROOTS, RESUME, NOT_PAUSED = 4, 3, 0x0102
@@ -183,16 +155,6 @@ class PlantedHeap(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(self.raw_status(ROOTS), 0, "found paused, so left paused")
         self.assertEqual(self.raw_status(RESUME), 0)
-
-
-def recv_exact(sock, n):
-    data = b""
-    while len(data) < n:
-        chunk = sock.recv(n - len(data))
-        if not chunk:
-            raise EOFError("debuggee closed the connection")
-        data += chunk
-    return data
 
 
 class NonProfiled(unittest.TestCase):

@@ -8,35 +8,17 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from test_cli import Debuggee, run  # noqa: E402  (same helpers, same binary)
+from test_cli import Debuggee, PlantedCase, run  # noqa: E402  (same helpers, same binary)
 
 LEAKS = 700
 LEAK_ERA = 2
 
 
-class PlantedLeak(unittest.TestCase):
+class PlantedLeak(PlantedCase):
     """One era-profiled debuggee with 700 Leak closures of era 2."""
 
-    @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory()
-        plan_path = os.path.join(cls.tmp.name, "plan.json")
-        cls.debuggee = Debuggee("--closures", "30000", "--profiled", "--eras", "6",
-                                "--leak-count", str(LEAKS), "--leak-era", str(LEAK_ERA),
-                                "--seed", "5", "--plan", plan_path)
-        cls.debuggee.__enter__()
-        with open(plan_path) as f:
-            cls.plan = json.load(f)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.debuggee.__exit__(None, None, None)
-        cls.tmp.cleanup()
-
-    def json_of(self, command, *args):
-        r = run(command, self.debuggee.socket, *args, "--json")
-        self.assertEqual(r.returncode, 0, r.stderr)
-        return json.loads(r.stdout)
+    ARGS = ("--closures", "30000", "--profiled", "--eras", "6", "--leak-count", str(LEAKS),
+            "--leak-era", str(LEAK_ERA), "--seed", "5")
 
     def count(self, *filters):
         out = self.json_of("find", *filters, "--limit", "0")
