@@ -32,26 +32,16 @@ int main(int argc, char **argv) {
             return 2;
         }
     }
-    const char *args[] = {"--closures", closures, "--seed", "11", profiled ? "--profiled" : NULL,
-                          NULL};
     hs_error err = {0};
-    cli_debuggee d;
-    printf("generating a synthetic heap of %s closures%s...\n", closures,
-           profiled ? " (profiled, eras)" : "");
-    fflush(stdout);
-    if (cli_debuggee_start(args, &d, &err) != HS_OK)
-        return bench_fail("bench_heap", &err);
-
-    wire_conn *c = NULL;
-    heap *h = NULL;
+    bench_session bs;
     int rc = 1;
-    double t0 = bench_now();
-    if (wire_connect(d.socket, NULL, &c, &err) != HS_OK || wire_pause(c, NULL, &err) != HS_OK ||
-        heap_open(heap_source_live(c), &h, &err) != HS_OK) {
+    if (bench_open(closures, profiled, &bs, &err) != HS_OK) {
         rc = bench_fail("bench_heap", &err);
         goto out;
     }
-    double t_fetch = bench_now() - t0;
+    heap *h = bs.heap;
+    wire_conn *c = bs.conn;
+    double t_fetch = bs.fetch_seconds;
     uint64_t served = heap_block_bytes(h);
     wire_stats ws = wire_conn_stats(c);
 
@@ -89,10 +79,6 @@ int main(int argc, char **argv) {
     query_census_free(&census);
     rc = 0;
 out:
-    heap_free(h);
-    if (c)
-        wire_resume(c, &err);
-    wire_close(c);
-    cli_debuggee_stop(&d);
+    bench_close(&bs);
     return rc;
 }

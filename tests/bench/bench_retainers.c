@@ -101,31 +101,19 @@ int main(int argc, char **argv) {
             return 2;
         }
     }
-    const char *args[] = {"--closures", closures, "--seed", "11", profiled ? "--profiled" : NULL,
-                          NULL};
     hs_error err = {0};
     query_filters *f = NULL;
     if (query_filters_new(&f, &err) != HS_OK ||
         query_filters_add(f, QUERY_FILTER_CONSTRUCTOR, regex, false, &err) != HS_OK)
         return bench_fail("bench_retainers", &err);
-    cli_debuggee d;
-    printf("generating a synthetic heap of %s closures%s with a planted leak...\n", closures,
-           profiled ? " (profiled, eras)" : "");
-    fflush(stdout);
-    if (cli_debuggee_start(args, &d, &err) != HS_OK) {
-        query_filters_free(f);
-        return bench_fail("bench_retainers", &err);
-    }
-    wire_conn *c = NULL;
-    heap *h = NULL;
+    bench_session bs;
     int rc = 1;
-    double t0 = bench_now();
-    if (wire_connect(d.socket, NULL, &c, &err) != HS_OK || wire_pause(c, NULL, &err) != HS_OK ||
-        heap_open(heap_source_live(c), &h, &err) != HS_OK) {
+    if (bench_open(closures, profiled, &bs, &err) != HS_OK) {
         rc = bench_fail("bench_retainers", &err);
         goto out;
     }
-    double t_fetch = bench_now() - t0;
+    heap *h = bs.heap;
+    double t_fetch = bs.fetch_seconds;
     uint64_t lo, hi;
     heap_block_span(h, &lo, &hi);
     uint64_t span_words = (hi - lo) / 8;
@@ -169,11 +157,7 @@ int main(int argc, char **argv) {
            t_search <= 0.5 && (double)visited / t_search >= 20e6 ? "met" : "NOT met");
     rc = 0;
 out:
-    heap_free(h);
-    if (c)
-        wire_resume(c, &err);
-    wire_close(c);
-    cli_debuggee_stop(&d);
+    bench_close(&bs);
     query_filters_free(f);
     return rc;
 }
