@@ -1,5 +1,5 @@
-/* One closure of a search result, as a line of text or a JSON object, in
- * the same shape as roots and show print closures (describe.c). */
+/* One closure as a line of text or a JSON object: a step of a search
+ * result, or a closure of roots and show (describe.c makes it a step). */
 #include <inttypes.h>
 
 #include "heapscope/closure_type.h"
@@ -54,7 +54,12 @@ void cli_print_step_json(FILE *out, const query_step *s, bool on_path) {
         json_field(out, "type", s->ipe->type, true);
         json_field(out, "label", s->ipe->label, true);
         json_field(out, "module", s->ipe->module, true);
-        json_field(out, "position", s->ipe->position, false);
+        json_field(out, "position", s->ipe->position, true);
+        char file[512], span[128];
+        heap_position_split(s->ipe->position ? s->ipe->position : "", file, sizeof file, span,
+                            sizeof span);
+        json_field(out, "file", file, true);
+        json_field(out, "span", span, false);
         fputc('}', out);
     } else {
         fputs("null", out);
