@@ -82,11 +82,12 @@ heap_source heap_get_source(const heap *h);
 
 /* Bytes of memory at addr: inside a fetched block (the tail of its group),
  * or a static closure's image (fetched with CLOSURES and kept). *len says
- * how many bytes are available. */
+ * how many bytes are available: always at least 8 (the info pointer); a
+ * closure the debuggee sent fewer bytes for is an HS_ERR_PROTOCOL error. */
 hs_status heap_memory(heap *h, uint64_t addr, const uint8_t **bytes, size_t *len,
                       hs_error *err);
 /* The bytes at addr if they are already here (a fetched block or a kept
- * static image), else NULL; never sends a request. */
+ * static image), else NULL; never sends a request. *len >= 8 as above. */
 const uint8_t *heap_memory_cached(const heap *h, uint64_t addr, size_t *len);
 /* Fetches the images of many static closures in batched CLOSURES requests
  * (addresses inside blocks and already-known ones are skipped). */

@@ -1,10 +1,16 @@
 /* Closure bytes by address: the tail of a fetched block group, or the image
  * of a closure outside the blocks (static closures) fetched with CLOSURES
- * in batches and kept for the pause (wire-protocol.md §10.3). */
+ * in batches and kept for the pause (wire-protocol.md §10.3).
+ *
+ * Whatever it hands out is at least one word long, so a caller may always
+ * read the info pointer: a static image shorter than that (a hostile or
+ * broken peer) is kept only to remember that the closure is unreadable. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "heap_internal.h"
+
+#define INFO_POINTER_BYTES 8
 
 static hs_status keep_images(heap *h, const uint64_t *addrs, const wire_blobs *b, hs_error *err) {
     for (size_t i = 0; i < b->count; i++) {
@@ -31,7 +37,7 @@ static bool needs_fetch(const heap *h, uint64_t addr) {
     long g = heap_find_group(h, addr);
     if (g >= 0) {
         const wire_raw_block *b = &h->blocks.items[g];
-        if (b->len - (addr - b->start) >= 8)
+        if (b->len - (addr - b->start) >= INFO_POINTER_BYTES)
             return false;
     }
     return u64map_find(&h->statics, addr) == NULL;
@@ -74,7 +80,7 @@ const uint8_t *heap_memory_cached(const heap *h, uint64_t addr, size_t *len) {
     if (g >= 0) {
         const wire_raw_block *b = &h->blocks.items[g];
         size_t off = (size_t)(addr - b->start);
-        if (b->len - off >= 8) {
+        if (b->len - off >= INFO_POINTER_BYTES) {
             *len = b->len - off;
             return b->data + off;
         }
@@ -83,6 +89,8 @@ const uint8_t *heap_memory_cached(const heap *h, uint64_t addr, size_t *len) {
     if (!img)
         return NULL;
     const heap_static_image *s = (const heap_static_image *)(uintptr_t)*img;
+    if (s->len < INFO_POINTER_BYTES)
+        return NULL;
     *len = s->len;
     return s->bytes;
 }
@@ -97,8 +105,14 @@ hs_status heap_memory(heap *h, uint64_t addr, const uint8_t **bytes, size_t *len
     if (heap_prefetch_statics(h, &addr, 1, err) != HS_OK)
         return hs_fail_context(err, "closure 0x%llx", (unsigned long long)addr);
     *bytes = heap_memory_cached(h, addr, len);
-    if (!*bytes)
-        return hs_fail(err, HS_ERR_INTERNAL, "closure 0x%llx was fetched but not kept",
-                       (unsigned long long)addr);
-    return HS_OK;
+    if (*bytes)
+        return HS_OK;
+    uint64_t *img = u64map_find(&h->statics, addr);
+    if (img)
+        return hs_fail(err, HS_ERR_PROTOCOL,
+                       "closure 0x%llx: the debuggee sent %zu bytes for it, fewer than an info "
+                       "pointer",
+                       (unsigned long long)addr, ((const heap_static_image *)(uintptr_t)*img)->len);
+    return hs_fail(err, HS_ERR_INTERNAL, "closure 0x%llx was fetched but not kept",
+                   (unsigned long long)addr);
 }
