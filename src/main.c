@@ -86,6 +86,45 @@ static const char *option_name(unsigned bit) {
     }
 }
 
+/* getopt_long's complaint (opterr is 0, so it prints none), in our words and
+ * under our name rather than the invoked path. */
+static void option_error(int opt, char **argv, const struct option *longopts) {
+    const struct option *o = NULL;
+    for (const struct option *l = longopts; l->name && optopt; l++)
+        if (l->val == optopt)
+            o = l;
+    if (optopt == 0) { /* an unknown or ambiguous --name */
+        const char *arg = argv[optind - 1] + 2;
+        int n = (int)strcspn(arg, "="), matches = 0;
+        for (const struct option *l = longopts; l->name; l++)
+            matches += strncmp(l->name, arg, (size_t)n) == 0;
+        fprintf(stderr, "heapscope: %s option '--%.*s'", matches > 1 ? "ambiguous" : "unknown",
+                n, arg);
+        int listed = 0;
+        for (const struct option *l = longopts; matches > 1 && l->name; l++)
+            if (strncmp(l->name, arg, (size_t)n) == 0)
+                fprintf(stderr, "%s--%s", listed++ ? ", " : ": ", l->name);
+        fputc('\n', stderr);
+    } else if (!o) {
+        fprintf(stderr, "heapscope: unknown option '-%c'\n", optopt);
+    } else if (opt == ':') {
+        fprintf(stderr, "heapscope: --%s needs a value\n", o->name);
+    } else {
+        fprintf(stderr, "heapscope: --%s takes no value\n", o->name);
+    }
+    fputs("Try 'heapscope --help'.\n", stderr);
+}
+
+/* A target given on the command line: a malformed one is a usage error. */
+static int check_target(const char *target) {
+    wire_target t;
+    hs_error err = {0};
+    if (wire_target_parse(target, &t, &err) == HS_OK)
+        return 0;
+    fprintf(stderr, "heapscope: %s\n", err.message);
+    return 2;
+}
+
 /* heapscope [TARGET]: the explorer. Only --timeout and --theme apply. */
 static int run_tui(const char *target, const char *theme, const cli_common *common) {
     if (common->given & ~CLI_OPT_TIMEOUT) {
@@ -99,10 +138,14 @@ static int run_tui(const char *target, const char *theme, const cli_common *comm
             return 2;
         }
         /* without a terminal it was most likely meant as a command */
+        if (check_target(target) != 0)
+            return 2;
         fprintf(stderr, "heapscope: unknown command '%s' (as a target for the explorer, it "
                         "needs a terminal). Try 'heapscope --help'.\n", target);
         return 2;
     }
+    if (target && check_target(target) != 0)
+        return 2;
     tui_options o = {.target = target, .theme = theme, .timeout_ms = common->timeout_ms};
     return tui_run(&o);
 }
@@ -144,9 +187,10 @@ int main(int argc, char **argv) {
     memcpy(longopts + N_OWN, cli_filter_options, sizeof cli_filter_options);
     cli_common common = {.timeout_ms = 30000, .limit = 100};
     int demo = 0, opt;
+    opterr = 0;
     const char *theme = NULL;
     long number;
-    while ((opt = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":hV", longopts, NULL)) != -1) {
         switch (opt) {
         case OPT_DEMO: demo = 1; break;
         case OPT_JSON:
@@ -204,7 +248,7 @@ int main(int argc, char **argv) {
                     return 2;
                 break;
             }
-            fputs("Try 'heapscope --help'.\n", stderr);
+            option_error(opt, argv, longopts);
             return 2;
         }
     }
@@ -240,5 +284,7 @@ int main(int argc, char **argv) {
                 bit == CLI_OPT_FILTER ? common.filters[0].option : option_name(bit), cmd->name);
         return 2;
     }
+    if (check_target(args[1]) != 0)
+        return 2;
     return cmd->run(args + 1, n_args - 1, &common);
 }

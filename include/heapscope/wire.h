@@ -262,8 +262,23 @@ void wire_options_default(wire_options *o);
  * timeout no longer than that. */
 void wire_options_with_timeout(wire_options *o, int timeout_ms);
 
-/* target: a Unix socket path, "unix:PATH", or "tcp:HOST:PORT".
- * opts may be NULL for the defaults. */
+/* A TARGET, parsed: a Unix socket path or a TCP host and port. */
+typedef enum wire_target_kind { WIRE_TARGET_UNIX, WIRE_TARGET_TCP } wire_target_kind;
+
+typedef struct wire_target {
+    wire_target_kind kind;
+    char path[WIRE_UNIX_PATH_MAX + 1]; /* UNIX: the socket path */
+    char host[256];                    /* TCP: name or address (IPv6 without brackets) */
+    char port[6];                      /* TCP: decimal, 1-65535 */
+} wire_target;
+
+/* Parses "PATH", "unix:PATH", "tcp:HOST:PORT" or "tcp:[V6ADDR]:PORT". A
+ * malformed target (empty, a path too long for a Unix socket, no port, a
+ * port out of range, ...) fails with HS_ERR_USAGE and a message saying
+ * what is wrong; wire_connect parses through it. */
+hs_status wire_target_parse(const char *text, wire_target *out, hs_error *err);
+
+/* target: as wire_target_parse reads it. opts may be NULL for the defaults. */
 hs_status wire_connect(const char *target, const wire_options *opts, wire_conn **out,
                        hs_error *err);
 /* Wraps an already connected socket (tests use socketpair). Takes the fd. */

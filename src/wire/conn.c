@@ -1,4 +1,4 @@
-/* Connections: parsing the target, connecting over Unix or TCP sockets with
+/* Connections: connecting over Unix or TCP sockets with
  * a timeout, and the life cycle of a wire_conn. Framing is in frame.c. */
 #include <errno.h>
 #include <fcntl.h>
@@ -162,14 +162,7 @@ static int finish_connect(int fd, int timeout_ms) {
 
 static hs_status connect_unix(const char *path, const char *target, const wire_options *o,
                               wire_conn **out, hs_error *err) {
-    size_t n = strlen(path);
-    if (n == 0)
-        return hs_fail(err, HS_ERR_USAGE, "empty socket path in target '%s'", target);
-    if (n > WIRE_UNIX_PATH_MAX)
-        return hs_fail(err, HS_ERR_USAGE,
-                       "socket path is %zu bytes long; Unix socket paths must be shorter than "
-                       "108 bytes: %s",
-                       n, path);
+    size_t n = strlen(path); /* below sun_path's size: wire_target_parse checked */
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
     memcpy(sa.sun_path, path, n + 1);
 
@@ -226,52 +219,8 @@ static hs_status connect_unix(const char *path, const char *target, const wire_o
     return hs_fail(err, HS_ERR_CONNECT, "cannot connect to %s: %s", path, strerror(e));
 }
 
-/* Splits "HOST:PORT" or "[V6HOST]:PORT" (s is the text after "tcp:"). */
-static hs_status parse_tcp(const char *target, const char *s, char *host, size_t host_cap,
-                           char *port, size_t port_cap, hs_error *err) {
-    const char *h = s, *h_end, *p;
-    if (*s == '[') {
-        h = s + 1;
-        h_end = strchr(h, ']');
-        if (!h_end || h_end[1] != ':')
-            goto bad;
-        p = h_end + 2;
-    } else {
-        h_end = strrchr(s, ':');
-        if (!h_end)
-            goto bad;
-        if (memchr(s, ':', (size_t)(h_end - s)))
-            return hs_fail(err, HS_ERR_USAGE,
-                           "malformed target '%s': write an IPv6 host in brackets, "
-                           "tcp:[ADDR]:PORT",
-                           target);
-        p = h_end + 1;
-    }
-    size_t hn = (size_t)(h_end - h), pn = strlen(p);
-    if (hn == 0 || hn >= host_cap || pn == 0 || pn > 5 || pn >= port_cap)
-        goto bad;
-    unsigned long port_num = 0;
-    for (size_t i = 0; i < pn; i++) {
-        if (p[i] < '0' || p[i] > '9')
-            goto bad;
-        port_num = port_num * 10 + (unsigned long)(p[i] - '0');
-    }
-    if (port_num < 1 || port_num > 65535)
-        return hs_fail(err, HS_ERR_USAGE, "malformed target '%s': port must be 1-65535", target);
-    memcpy(host, h, hn);
-    host[hn] = '\0';
-    memcpy(port, p, pn + 1);
-    return HS_OK;
-bad:
-    return hs_fail(err, HS_ERR_USAGE, "malformed target '%s': expected tcp:HOST:PORT", target);
-}
-
-static hs_status connect_tcp(const char *target, const wire_options *o, wire_conn **out,
-                             hs_error *err) {
-    char host[256], port[8];
-    hs_status st = parse_tcp(target, target + 4, host, sizeof host, port, sizeof port, err);
-    if (st != HS_OK)
-        return st;
+static hs_status connect_tcp(const char *host, const char *port, const char *target,
+                             const wire_options *o, wire_conn **out, hs_error *err) {
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
                              .ai_flags = AI_NUMERICSERV};
     struct addrinfo *res = NULL;
@@ -314,12 +263,12 @@ static hs_status connect_tcp(const char *target, const wire_options *o, wire_con
 hs_status wire_connect(const char *target, const wire_options *opts, wire_conn **out,
                        hs_error *err) {
     *out = NULL;
-    if (!target || !*target)
-        return hs_fail(err, HS_ERR_USAGE, "no target given: expected a socket path, unix:PATH "
-                                          "or tcp:HOST:PORT");
+    wire_target t;
+    hs_status st = wire_target_parse(target, &t, err);
+    if (st != HS_OK)
+        return st;
     wire_options o = effective_options(opts);
-    if (strncmp(target, "tcp:", 4) == 0)
-        return connect_tcp(target, &o, out, err);
-    const char *path = strncmp(target, "unix:", 5) == 0 ? target + 5 : target;
-    return connect_unix(path, target, &o, out, err);
+    if (t.kind == WIRE_TARGET_TCP)
+        return connect_tcp(t.host, t.port, target, &o, out, err);
+    return connect_unix(t.path, target, &o, out, err);
 }

@@ -165,5 +165,60 @@ class Cli(unittest.TestCase):
         self.assertRegex(r.stdout, r"Saved objects \(\d+\)")
 
 
+class CommandLineMessages(unittest.TestCase):
+    """Issue 9: usage errors exit 2 and speak as 'heapscope:', whatever path
+    the binary was started by."""
+
+    MALFORMED = [("tcp:127.0.0.1:99999", "port must be 1-65535"),
+                 ("tcp:host", "expected tcp:HOST:PORT"),
+                 ("tcp:[::1]80", "expected tcp:HOST:PORT"),
+                 ("unix:", "empty socket path"),
+                 ("", "no target given"),
+                 ("/tmp/" + "x" * 300, "Unix socket paths must be shorter than 108 bytes"),
+                 ("tcp:" + "h" * 5000 + ":80", "host name is 5000 bytes long")]
+
+    def test_malformed_targets_are_usage_errors(self):
+        for command in ("info", "roots", "census", "find"):
+            for target, why in self.MALFORMED:
+                r = run(command, target)
+                self.assertEqual(r.returncode, 2, (command, target[:40], r.stderr))
+                self.assertIn(why, r.stderr)
+                self.assertTrue(r.stderr.startswith("heapscope: "), r.stderr)
+                self.assertEqual(len(r.stderr.splitlines()), 1, r.stderr)
+                self.assertLess(len(r.stderr), 200, "a long target is cut short in the message")
+
+    def test_malformed_explorer_target_is_a_usage_error(self):
+        for target, why in self.MALFORMED:
+            r = subprocess.run([HEAPSCOPE, target], capture_output=True, text=True, timeout=30,
+                               stdin=subprocess.DEVNULL)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn(why, r.stderr)
+
+    def test_a_well_formed_target_still_connects(self):
+        r = run("info", "tcp:127.0.0.1:1", "--timeout", "2000")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("cannot connect to tcp:127.0.0.1:1", r.stderr)
+
+    def test_messages_name_heapscope_not_the_invoked_path(self):
+        with tempfile.TemporaryDirectory() as d:
+            alias = os.path.join(d, "hs-alias")
+            os.symlink(os.path.abspath(HEAPSCOPE), alias)
+            cases = [(["--bogus"], "unknown option '--bogus'"),
+                     (["--bogus=1"], "unknown option '--bogus'"),
+                     (["-x"], "unknown option '-x'"),
+                     (["--json", "-xV"], "unknown option '-x'"),
+                     (["--timeout"], "--timeout needs a value"),
+                     (["--json=yes", "info", "x"], "--json takes no value"),
+                     (["--t", "info", "x"], "ambiguous option '--t': --timeout, --top"),
+                     (["info", "tcp:host"], "malformed target")]
+            for args, message in cases:
+                r = subprocess.run([alias, *args], capture_output=True, text=True, timeout=30)
+                self.assertEqual(r.returncode, 2, (args, r.stderr))
+                self.assertNotIn(alias, r.stderr)
+                self.assertNotIn("hs-alias", r.stderr)
+                self.assertTrue(r.stderr.startswith("heapscope: "), (args, r.stderr))
+                self.assertIn(message, r.stderr)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -279,3 +279,40 @@ Test(wire_connect, options_with_timeout) {
     cr_assert_eq(o.io_timeout_ms, 60000);
     cr_assert_eq(o.connect_timeout_ms, d.connect_timeout_ms, "nor longer than the default");
 }
+
+Test(wire_connect, target_parse_fields) {
+    wire_target t;
+    hs_error err = {0};
+    cr_assert_eq(wire_target_parse("tcp:[::1]:4000", &t, &err), HS_OK, "%s", err.message);
+    cr_assert_eq(t.kind, WIRE_TARGET_TCP);
+    cr_assert_str_eq(t.host, "::1");
+    cr_assert_str_eq(t.port, "4000");
+    cr_assert_eq(wire_target_parse("tcp:localhost:65535", &t, &err), HS_OK, "%s", err.message);
+    cr_assert_str_eq(t.host, "localhost");
+    cr_assert_str_eq(t.port, "65535");
+    cr_assert_eq(wire_target_parse("unix:/run/x.sock", &t, &err), HS_OK, "%s", err.message);
+    cr_assert_eq(t.kind, WIRE_TARGET_UNIX);
+    cr_assert_str_eq(t.path, "/run/x.sock");
+    cr_assert_eq(wire_target_parse("relative/sock", &t, &err), HS_OK, "%s", err.message);
+    cr_assert_str_eq(t.path, "relative/sock");
+}
+
+/* An absurd target is named in the message, but cut short and with its
+ * control bytes masked: the message stays one readable line. */
+Test(wire_connect, target_parse_long_and_odd_text) {
+    char text[4200];
+    memset(text, 'a', sizeof text - 1);
+    text[sizeof text - 1] = '\0';
+    wire_target t;
+    hs_error err = {0};
+    cr_assert_eq(wire_target_parse(text, &t, &err), HS_ERR_USAGE);
+    cr_assert(strstr(err.message, "is 4199 bytes long"), "%s", err.message);
+    cr_assert(strstr(err.message, "aaa..."), "%s", err.message);
+    cr_assert_lt(strlen(err.message), 200, "%s", err.message);
+    memcpy(text, "tcp:", 4);
+    memcpy(text + 4000, ":80", 4);
+    cr_assert_eq(wire_target_parse(text, &t, &err), HS_ERR_USAGE);
+    cr_assert(strstr(err.message, "host name is 3996 bytes long"), "%s", err.message);
+    cr_assert_eq(wire_target_parse("tcp:ho\033[2Jst", &t, &err), HS_ERR_USAGE);
+    cr_assert_str_eq(err.message, "malformed target 'tcp:ho?[2Jst': expected tcp:HOST:PORT");
+}
