@@ -82,6 +82,23 @@ hs_status query_traverse(heap *h, const uint64_t *starts, size_t n_starts,
                          const query_traversal *t, query_traversal_stats *stats,
                          hs_error *err);
 
+/* One start set of a phased traversal. */
+typedef struct query_starts {
+    const uint64_t *items; /* tagged or not; 0 entries are ignored */
+    size_t count;
+} query_starts;
+
+/* query_traverse with start sets in phases: everything reachable from the
+ * first set is visited (breadth first, depths counted from that set)
+ * before the next set's unvisited closures start a breadth-first phase
+ * over what is still unvisited, and so on. Each closure is visited once,
+ * in the first phase that reaches it, and with trails its path begins at
+ * a start of that phase. Depths restart at 0 in each phase; stats->depth
+ * is the deepest phase's level count. */
+hs_status query_traverse_phases(heap *h, const query_starts *phases, size_t n_phases,
+                                const query_traversal *t, query_traversal_stats *stats,
+                                hs_error *err);
+
 /* ---- era ranges (retainers-and-eras.md §4.5) -------------------------- */
 
 typedef struct query_era_range {
@@ -194,9 +211,10 @@ typedef struct query_search_stats {
     query_traversal_stats traversal;
 } query_search_stats;
 
-/* Breadth-first from the GC roots, then the saved objects, so every
- * match's path is a shortest one (ghc-debug reports the first path its
- * depth-first walk meets). WEAK closures never match and their children
+/* Breadth-first from the GC roots, then (a second phase over what they
+ * do not reach) from the saved objects: every match's path is a shortest
+ * one from the GC roots, or from a saved object when no GC root reaches
+ * it (ghc-debug reports the first path its depth-first walk meets). WEAK closures never match and their children
  * are not visited through them (§3). Matches are reported in discovery
  * order; a match below another match is reported too. Prepares the
  * filters (query_filters_prepare) first unless s->prepared. */

@@ -1,6 +1,7 @@
 /* Retainer search (retainers-and-eras.md §3), breadth first: every match
- * is reported with a shortest path from the start set (GC roots, then
- * saved objects), built from the traversal's parent links when the match
+ * is reported with a shortest path from the GC roots when any GC root
+ * reaches it, else from the saved objects (two phases of one traversal),
+ * built from the traversal's parent links when the match
  * is found. ghc-debug walks depth first and reports the first path it
  * meets, which can be far longer. WEAK closures neither match nor retain.
  * The search stops at the limit. */
@@ -92,20 +93,14 @@ static query_action visit_trail(void *ctx, heap *h, const heap_closure *c,
     return report(x, &m, query_trail_depth(trail));
 }
 
-/* GC roots, then the saved objects, untagged. */
-static hs_status start_set(search_ctx *x, uint64_t **out, size_t *n, hs_error *err) {
-    const wire_ptr_list *roots = heap_roots(x->h), *saved = heap_saved_objects(x->h);
-    *n = roots->count + saved->count;
-    *out = malloc((*n ? *n : 1) * sizeof **out);
-    if (!*out)
-        return hs_fail(err, HS_ERR_NOMEM, "out of memory");
+/* Remembers the GC roots (untagged), to tell a path from a saved object. */
+static hs_status note_roots(search_ctx *x, hs_error *err) {
+    const wire_ptr_list *roots = heap_roots(x->h);
     for (size_t i = 0; i < roots->count; i++) {
-        (*out)[i] = wire_untag(roots->items[i]);
-        if ((*out)[i] && !u64map_put(&x->roots, (*out)[i], 1))
+        uint64_t a = wire_untag(roots->items[i]);
+        if (a && !u64map_put(&x->roots, a, 1))
             return hs_fail(err, HS_ERR_NOMEM, "out of memory");
     }
-    for (size_t i = 0; i < saved->count; i++)
-        (*out)[roots->count + i] = wire_untag(saved->items[i]);
     return HS_OK;
 }
 
@@ -120,9 +115,7 @@ hs_status query_search_run(heap *h, const query_search *s, query_search_stats *s
         return st;
     search_ctx x = {.h = h, .s = s, .stats = stats};
     query_path_init(&x.pb, h);
-    uint64_t *starts = NULL;
-    size_t n_starts = 0;
-    st = start_set(&x, &starts, &n_starts, err);
+    st = note_roots(&x, err);
     if (st == HS_OK) {
         query_traversal t = {.ctx = &x, .progress = s->progress, .progress_ctx = s->progress_ctx};
         if (s->paths)
@@ -131,14 +124,16 @@ hs_status query_search_run(heap *h, const query_search *s, query_search_stats *s
             t.visit = visit_plain;
         if (query_filters_info_only(s->filters))
             t.wants = wants;
-        st = query_traverse(h, starts, n_starts, &t, &stats->traversal, err);
+        /* first everything the GC roots reach, then what only saved objects reach */
+        const wire_ptr_list *roots = heap_roots(h), *saved = heap_saved_objects(h);
+        query_starts phases[2] = {{roots->items, roots->count}, {saved->items, saved->count}};
+        st = query_traverse_phases(h, phases, 2, &t, &stats->traversal, err);
         if (st == HS_OK && x.st != HS_OK) {
             st = x.st;
             if (err)
                 *err = x.err;
         }
     }
-    free(starts);
     u64map_free(&x.roots);
     query_path_free(&x.pb);
     return st;

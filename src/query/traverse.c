@@ -9,7 +9,12 @@
  * With trails (query_traversal.visit_trail) the queue is never reset:
  * a closure's position in it is its id, and parents[id] is the id of the
  * closure it was first reached from, so a path back to the start set is
- * a walk up the parents; the level being visited is a range of the queue. */
+ * a walk up the parents; the level being visited is a range of the queue.
+ *
+ * Start sets can come in phases (query_traverse_phases): a phase begins
+ * once the previous one has run dry, from its starts that are still
+ * unvisited, over what is still unvisited: the same visited set and
+ * queue, so a second phase costs no memory of its own. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -378,9 +383,51 @@ static hs_status visit_level(walk *w, size_t lo, size_t hi, uint32_t depth, hs_e
     return st;
 }
 
-hs_status query_traverse(heap *h, const uint64_t *starts, size_t n_starts,
-                         const query_traversal *t, query_traversal_stats *stats,
-                         hs_error *err) {
+/* Queues the closures of a start set that are not visited yet. */
+static hs_status queue_starts(walk *w, const query_starts *set, hs_error *err) {
+    hs_status st = HS_OK;
+    for (size_t i = 0; st == HS_OK && i < set->count; i++) {
+        uint64_t a = wire_untag(set->items[i]);
+        int fresh = a ? visited_add(&w->visited, a) : 0;
+        if (fresh < 0)
+            st = nomem(err);
+        else if (fresh > 0)
+            st = queue_start(w, a, err);
+    }
+    return st;
+}
+
+/* Visits level after level until the queue runs dry: one phase. With
+ * trails, *lo is where the phase's first level begins in the queue. */
+static hs_status run_phase(walk *w, size_t *lo, uint64_t *next_progress, hs_error *err) {
+    hs_status st = HS_OK;
+    query_traversal_stats *stats = w->stats;
+    const query_traversal *t = w->t;
+    for (uint32_t depth = 0; st == HS_OK && w->queue.count > *lo && !w->stop; depth++) {
+        if (t->progress && stats->visited >= *next_progress) {
+            *next_progress = stats->visited + PROGRESS_EVERY;
+            if (!t->progress(t->progress_ctx, stats->visited))
+                return hs_fail(err, HS_ERR_USAGE, "cancelled");
+        }
+        size_t hi = w->queue.count;
+        w->next.count = 0;
+        st = visit_level(w, *lo, hi, depth, err);
+        if (stats->depth < depth + 1)
+            stats->depth = depth + 1;
+        if (t->visit_trail) {
+            *lo = hi; /* the next level was appended to the queue */
+        } else {
+            code_list tmp = w->queue;
+            w->queue = w->next;
+            w->next = tmp;
+        }
+    }
+    return st;
+}
+
+hs_status query_traverse_phases(heap *h, const query_starts *phases, size_t n_phases,
+                                const query_traversal *t, query_traversal_stats *stats,
+                                hs_error *err) {
     query_traversal_stats local = {0};
     if (!stats)
         stats = &local;
@@ -393,35 +440,12 @@ hs_status query_traverse(heap *h, const uint64_t *starts, size_t n_starts,
         w.span_codes = OTHER;
     if (st == HS_OK && t->visit_trail)
         st = trail_init(&w, err);
-    for (size_t i = 0; st == HS_OK && i < n_starts; i++) {
-        uint64_t a = wire_untag(starts[i]);
-        int fresh = a ? visited_add(&w.visited, a) : 0;
-        if (fresh < 0)
-            st = nomem(err);
-        else if (fresh > 0)
-            st = queue_start(&w, a, err);
-    }
     uint64_t next_progress = 0; /* long chains make many tiny levels: report sparingly */
-    size_t lo = 0; /* the level is queue positions [lo, queue.count) */
-    for (uint32_t depth = 0; st == HS_OK && w.queue.count > lo && !w.stop; depth++) {
-        if (t->progress && stats->visited >= next_progress) {
-            next_progress = stats->visited + PROGRESS_EVERY;
-            if (!t->progress(t->progress_ctx, stats->visited)) {
-                st = hs_fail(err, HS_ERR_USAGE, "cancelled");
-                break;
-            }
-        }
-        size_t hi = w.queue.count;
-        w.next.count = 0;
-        st = visit_level(&w, lo, hi, depth, err);
-        stats->depth = depth + 1;
-        if (t->visit_trail) {
-            lo = hi; /* the next level was appended to the queue */
-        } else {
-            code_list tmp = w.queue;
-            w.queue = w.next;
-            w.next = tmp;
-        }
+    size_t lo = 0;              /* with trails, the level is queue positions [lo, queue.count) */
+    for (size_t p = 0; st == HS_OK && p < n_phases && !w.stop; p++) {
+        st = queue_starts(&w, &phases[p], err);
+        if (st == HS_OK)
+            st = run_phase(&w, &lo, &next_progress, err);
     }
     heap_closure_free(&w.c);
     free(w.queue.items);
@@ -432,4 +456,11 @@ hs_status query_traverse(heap *h, const uint64_t *starts, size_t n_starts,
     free(w.infos.items);
     visited_free(&w.visited);
     return st;
+}
+
+hs_status query_traverse(heap *h, const uint64_t *starts, size_t n_starts,
+                         const query_traversal *t, query_traversal_stats *stats,
+                         hs_error *err) {
+    query_starts one = {starts, n_starts};
+    return query_traverse_phases(h, &one, 1, t, stats, err);
 }

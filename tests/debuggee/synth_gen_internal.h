@@ -226,6 +226,7 @@ typedef struct sg_ctx {
 
     /* the leak */
     uint64_t leak_mutvar, leak_thunk, leak_first_cell, leak_first;
+    uint64_t orphan_cell, orphan; /* --saved-shortcut: a Leak only a saved object reaches */
     uint64_t leak_path[8];
     size_t leak_path_len;
 

@@ -163,7 +163,13 @@ void sg_plan_json(sg_ctx *c, sg_plan *pl, synth_process *p) {
         c->leak_path[c->leak_path_len - 1]);
     for (size_t i = 0; i < c->leak_path_len; i++)
         path_entry(c, b, pl, p, c->leak_path[i], i + 1 == c->leak_path_len);
-    out(c, b, "    ]\n  }\n}\n");
+    out(c, b, "    ]\n  }");
+    if (o->saved_shortcut)
+        out(c, b,
+            ",\n  \"saved_shortcut\": {\"saved_cell\": \"0x%" PRIx64 "\", \"orphan_cell\": \"0x%" PRIx64
+            "\", \"orphan\": \"0x%" PRIx64 "\"}",
+            o->leak_count > 0 ? c->leak_first_cell : 0, c->orphan_cell, c->orphan);
+    out(c, b, "\n}\n");
     sg_buf_put(c, b, "", 1);
     p->plan_json = (char *)b->b;
     *b = (sg_buf){0};

@@ -287,6 +287,48 @@ class PlantedLeak(PlantedCase):
             self.assertIn(text, r.stdout)
 
 
+class SavedShortcut(PlantedCase):
+    """A saved object one step above the first Leak, five below a GC root,
+    and a Leak that only a saved object reaches (issue 9, item 1): the
+    paths come from the GC roots whenever a GC root reaches the closure."""
+
+    ARGS = PlantedLeak.ARGS + ("--saved-shortcut",)
+
+    def test_gc_root_path_wins_over_a_shorter_saved_object_path(self):
+        out = self.json_of("retainers", "--exact", "Leak", "--limit", "1")
+        m = out["matches"][0]
+        planted = self.plan["leak"]["path"]
+        self.assertEqual(m["start"], "gc-root")
+        self.assertEqual([s["address"] for s in m["path"]], [p["address"] for p in planted])
+        self.assertEqual(m["depth"], len(planted) - 1)
+
+    def test_only_a_saved_object_reaches_the_orphan(self):
+        out = self.json_of("retainers", "--exact", "Leak", "--limit", "0")
+        shortcut = self.plan["saved_shortcut"]
+        self.assertEqual(out["count"], LEAKS + 1)
+        starts = [m["start"] for m in out["matches"]]
+        self.assertEqual(starts, ["gc-root"] * LEAKS + ["saved-object"],
+                         "GC-root matches first, then what only saved objects reach")
+        last = out["matches"][-1]
+        self.assertEqual([s["address"] for s in last["path"]],
+                         [shortcut["orphan_cell"], shortcut["orphan"]])
+        self.assertEqual(last["depth"], 1)
+        cell = shortcut["saved_cell"]
+        self.assertFalse([m["number"] for m in out["matches"] if m["path"][0]["address"] == cell],
+                         "no path starts at the saved cell that a GC root reaches")
+
+    def test_text_output(self):
+        r = run("retainers", self.debuggee.socket, "--exact", "Leak", "--limit", "1")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        planted = self.plan["leak"]["path"]
+        self.assertTrue(lines[1].startswith("#1  Leak at %s, %d steps from a GC root"
+                                            % (planted[-1]["address"], len(planted) - 1)),
+                        lines[1])
+        self.assertTrue(lines[2].startswith("  GC root "), lines[2])
+        self.assertIn(planted[0]["address"], lines[2])
+
+
 class NonProfiled(unittest.TestCase):
     @classmethod
     def setUpClass(cls):

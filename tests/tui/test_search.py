@@ -112,6 +112,25 @@ class Search(TuiCase):
                                  for i, row in enumerate(s.cells) for c in row),
                "Ctrl-W to clear the filter bar")
 
+    def test_gc_root_path_beats_a_saved_object_shortcut(self):
+        # the leak list is also a saved object, one step above the first Leak
+        d = self.debuggee("4243-shortcut", harness.LEAK_ARGS + ("--saved-shortcut",))
+        path = d.plan["leak"]["path"]
+        t = self.paused(d)
+        self.search(t, self.leak["constructor"])
+        t.wait(lambda s: closure_row(s, path[-1]) is not None, "the planted leak among the matches",
+               timeout=120)
+        chain = list(reversed(path))
+        for here, there in zip(chain, chain[1:]):
+            if closure_row(t.screen(), there) is None:
+                t.select(closure_line(here))
+                t.keys("Right")
+            t.wait(lambda s: closure_row(s, there) is not None,
+                   "retainer %s %s under %s (the path from the GC root)"
+                   % (there["type"], there["address"], here["address"]))
+        s = t.screen()
+        self.assertIn("GC Roots", s.lines[closure_row(s, path[0])], s.dump())
+
 
 if __name__ == "__main__":
     harness.main()

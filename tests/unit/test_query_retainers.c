@@ -263,6 +263,39 @@ Test(query_retainers, saved_objects_start_paths_after_the_roots) {
     qh_free(q);
 }
 
+/* Root R -> N1 -> N2 -> Leak, and N2 saved: the GC root's longer path is
+ * the one shown (issue 9, item 1); a saved object's path only for what no
+ * GC root reaches. */
+Test(query_retainers, a_gc_root_path_beats_a_shorter_saved_object_path) {
+    qh *q = qh_new(WIRE_PROF_NONE);
+    uint64_t leak = qh_con(q, "main:Main.Leak", 0, NULL, 1);
+    uint64_t n2 = qh_con(q, "main:Main.Node", 1, &leak, 0);
+    uint64_t n1 = qh_con(q, "main:Main.Node", 1, &n2, 0);
+    uint64_t r = qh_con(q, "main:Main.Root", 1, &n1, 0);
+    uint64_t orphan = qh_con(q, "main:Main.Leak", 0, NULL, 1);
+    qh_saved(q, n2);
+    qh_saved(q, orphan);
+    qh_root(q, r);
+    heap *h = qh_open(q);
+    got g = {0};
+    query_search_stats stats;
+    hs_error err = {0};
+    cr_assert_eq(search(h, QUERY_FILTER_EXACT, "Leak", 0, true, &g, &stats, &err), HS_OK);
+    cr_assert_eq(g.n, 2);
+    cr_expect_not(g.m[0].saved);
+    cr_expect_eq(g.m[0].depth, 3);
+    cr_assert_eq(g.m[0].n_steps, 4);
+    cr_expect_eq(g.m[0].steps[0].addr, r);
+    cr_expect_eq(g.m[0].steps[2].addr, n2);
+    cr_expect_eq(g.m[0].steps[3].addr, leak);
+    cr_expect(g.m[1].saved);
+    cr_expect_eq(g.m[1].depth, 0);
+    cr_expect_eq(g.m[1].steps[0].addr, orphan);
+    cr_expect_eq(stats.traversal.visited, 5, "each closure visited once");
+    cr_expect_eq(stats.traversal.depth, 4, "the deepest phase's levels");
+    qh_free(q);
+}
+
 /* R(1) -> Ref(1) -> Thunk(6) -> (:)(2) -> Leak(2), and Thunk -> static Leak (era 0). */
 Test(query_retainers, newer_era_retaining_older_is_flagged) {
     qh *q = qh_new(WIRE_PROF_ERA);
