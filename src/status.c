@@ -54,6 +54,7 @@ const char *hs_status_name(hs_status status) {
     case HS_ERR_BAD_STACK: return "bad-stack";
     case HS_ERR_NOT_FOUND: return "not-found";
     case HS_ERR_INTERNAL: return "internal";
+    case HS_ERR_CANCELLED: return "cancelled";
     }
     return "unknown";
 }

@@ -23,7 +23,8 @@ typedef enum hs_status {
     HS_ERR_NO_RESUME,      /* stub status 0x0103 */
     HS_ERR_BAD_STACK,      /* stub status 0x0104 */
     HS_ERR_NOT_FOUND,      /* a lookup that found nothing */
-    HS_ERR_INTERNAL        /* a bug in heapscope: say so plainly */
+    HS_ERR_INTERNAL,       /* a bug in heapscope: say so plainly */
+    HS_ERR_CANCELLED       /* the user (Esc) or a signal stopped the work */
 } hs_status;
 
 #define HS_ERROR_MESSAGE_MAX 512

@@ -245,9 +245,19 @@ const char *wire_command_name(uint32_t cmd);
 typedef struct wire_conn wire_conn;
 
 /* Called as response bytes arrive on long answers; return false to cancel
- * (the call then fails with HS_ERR_USAGE "cancelled" and the connection is
- * closed, since the rest of the answer can no longer be skipped safely). */
+ * (the call then fails with HS_ERR_CANCELLED and the connection is closed,
+ * since the rest of the answer can no longer be skipped safely). */
 typedef bool (*wire_progress_fn)(void *ctx, uint32_t cmd, uint64_t bytes_so_far);
+
+/* How often a waiting call (or connect) calls its wait function. */
+#define WIRE_WAIT_SLICE_MS 100
+
+/* Called every WIRE_WAIT_SLICE_MS while a call waits on the peer (silence,
+ * or a long answer arriving) and while a connect waits; cmd is 0 for a
+ * connect. A UI moves its spinner and reads its keys here, a command
+ * notices a signal. Return false to cancel: the call fails with
+ * HS_ERR_CANCELLED and the connection is closed, as for progress. */
+typedef bool (*wire_wait_fn)(void *ctx, uint32_t cmd, int waited_ms);
 
 typedef struct wire_options {
     int connect_timeout_ms;    /* default 5000 */
@@ -255,6 +265,8 @@ typedef struct wire_options {
     uint64_t max_response;     /* cap on any one answer; default 16 GiB */
     wire_progress_fn progress; /* optional */
     void *progress_ctx;
+    wire_wait_fn wait;         /* optional: ticks and cancel while waiting */
+    void *wait_ctx;
 } wire_options;
 
 void wire_options_default(wire_options *o);
@@ -288,6 +300,9 @@ void wire_close(wire_conn *c);
 const char *wire_conn_target(const wire_conn *c);
 bool wire_conn_is_open(const wire_conn *c); /* false after a fatal I/O error */
 void wire_conn_set_io_timeout(wire_conn *c, int ms);
+/* Replaces the wait function (NULL: waits cannot be cancelled), e.g. so
+ * that a clean-up request after a cancel is not cancelled in turn. */
+void wire_conn_set_wait(wire_conn *c, wire_wait_fn fn, void *ctx);
 
 typedef struct wire_stats {
     uint64_t requests;

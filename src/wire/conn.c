@@ -129,27 +129,67 @@ void wire_conn_set_io_timeout(wire_conn *c, int ms) {
     c->opts.io_timeout_ms = ms == 0 ? DEFAULT_IO_TIMEOUT_MS : ms;
 }
 
+void wire_conn_set_wait(wire_conn *c, wire_wait_fn fn, void *ctx) {
+    c->opts.wait = fn;
+    c->opts.wait_ctx = ctx;
+}
+
 wire_stats wire_conn_stats(const wire_conn *c) { return c->stats; }
 
 /* ---- connecting ------------------------------------------------------ */
 
+/* The wait function of a connect, due every WIRE_WAIT_SLICE_MS. */
+typedef struct connect_wait {
+    const wire_options *o;
+    int64_t started, next_tick;
+} connect_wait;
+
+static connect_wait connect_wait_start(const wire_options *o) {
+    int64_t t = now_ms();
+    return (connect_wait){o, t, t + WIRE_WAIT_SLICE_MS};
+}
+
+/* False when the wait function cancels. */
+static bool connect_tick(connect_wait *w) {
+    int64_t t = now_ms();
+    if (!w->o->wait || t < w->next_tick)
+        return true;
+    w->next_tick = t + WIRE_WAIT_SLICE_MS;
+    return w->o->wait(w->o->wait_ctx, 0, (int)(t - w->started));
+}
+
+/* Milliseconds to sleep before the next look: until the deadline, at most
+ * one slice when there is a wait function; -1 = forever. */
+static int connect_slice(const connect_wait *w, int64_t deadline) {
+    int64_t t = now_ms(), left = -1;
+    if (deadline >= 0)
+        left = deadline > t ? deadline - t : 0;
+    if (w->o->wait) {
+        int64_t slice = w->next_tick - t < 1 ? 1 : w->next_tick - t;
+        left = left < 0 || slice < left ? slice : left;
+    }
+    return left > INT32_MAX ? INT32_MAX : (int)left;
+}
+
 /* Waits for a non-blocking connect to finish; returns 0 or an errno value
- * (ETIMEDOUT when the timeout passes). */
-static int finish_connect(int fd, int timeout_ms) {
-    int64_t deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
+ * (ETIMEDOUT when the timeout passes, ECANCELED when the wait function
+ * says stop). */
+static int finish_connect(int fd, connect_wait *w) {
+    int64_t deadline = w->o->connect_timeout_ms < 0 ? -1 : now_ms() + w->o->connect_timeout_ms;
     for (;;) {
-        int left = -1;
-        if (deadline >= 0) {
-            int64_t d = deadline - now_ms();
-            left = d < 0 ? 0 : (int)d;
-        }
-        struct pollfd p = {.fd = fd, .events = POLLOUT};
-        int r = poll(&p, 1, left);
-        if (r == 0)
+        if (!connect_tick(w))
+            return ECANCELED;
+        if (deadline >= 0 && now_ms() >= deadline)
             return ETIMEDOUT;
+        struct pollfd p = {.fd = fd, .events = POLLOUT};
+        int r = poll(&p, 1, connect_slice(w, deadline));
+        if (r == 0)
+            continue;
         if (r < 0) {
-            if (errno == EINTR)
+            if (errno == EINTR) {
+                w->next_tick = 0; /* a signal: let the wait function see it now */
                 continue;
+            }
             return errno;
         }
         int soerr = 0;
@@ -170,6 +210,7 @@ static hs_status connect_unix(const char *path, const char *target, const wire_o
     if (fd < 0)
         return hs_fail(err, HS_ERR_IO, "cannot create a socket: %s", strerror(errno));
     int64_t deadline = o->connect_timeout_ms < 0 ? -1 : now_ms() + o->connect_timeout_ms;
+    connect_wait w = connect_wait_start(o);
     int e = 0;
     for (;;) {
         if (connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0) {
@@ -177,16 +218,25 @@ static hs_status connect_unix(const char *path, const char *target, const wire_o
             break;
         }
         e = errno;
-        if (e == EINTR)
+        if (e == EINTR) {
+            w.next_tick = 0;
+            e = connect_tick(&w) ? 0 : ECANCELED;
+            if (e)
+                break;
             continue;
+        }
         if (e == EINPROGRESS) {
-            e = finish_connect(fd, o->connect_timeout_ms);
+            e = finish_connect(fd, &w);
             break;
         }
         /* EAGAIN: the stub's listen backlog is full (another client is being
          * served); retry until the connect timeout. */
         if (e != EAGAIN || (deadline >= 0 && now_ms() >= deadline))
             break;
+        if (!connect_tick(&w)) {
+            e = ECANCELED;
+            break;
+        }
         nanosleep(&(struct timespec){0, BUSY_RETRY_MS * 1000000L}, NULL);
     }
     if (e == 0)
@@ -215,6 +265,7 @@ static hs_status connect_unix(const char *path, const char *target, const wire_o
     case ETIMEDOUT:
         return hs_fail(err, HS_ERR_CONNECT, "connecting to %s timed out after %d ms", path,
                        o->connect_timeout_ms);
+    case ECANCELED: return hs_fail(err, HS_ERR_CANCELLED, "connecting to %s: cancelled", path);
     }
     return hs_fail(err, HS_ERR_CONNECT, "cannot connect to %s: %s", path, strerror(e));
 }
@@ -229,7 +280,8 @@ static hs_status connect_tcp(const char *host, const char *port, const char *tar
         return hs_fail(err, HS_ERR_CONNECT, "cannot resolve host '%s': %s", host,
                        g == EAI_SYSTEM ? strerror(errno) : gai_strerror(g));
     int e = ECONNREFUSED;
-    for (struct addrinfo *a = res; a; a = a->ai_next) {
+    connect_wait w = connect_wait_start(o);
+    for (struct addrinfo *a = res; a && e != ECANCELED; a = a->ai_next) {
         int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
                         a->ai_protocol);
         if (fd < 0) {
@@ -243,7 +295,7 @@ static hs_status connect_tcp(const char *host, const char *port, const char *tar
                 break;
         }
         if (e == EINPROGRESS)
-            e = finish_connect(fd, o->connect_timeout_ms);
+            e = finish_connect(fd, &w);
         if (e == 0) {
             freeaddrinfo(res);
             /* One small request per answer: do not let Nagle hold it back. */
@@ -254,6 +306,8 @@ static hs_status connect_tcp(const char *host, const char *port, const char *tar
         close(fd);
     }
     freeaddrinfo(res);
+    if (e == ECANCELED)
+        return hs_fail(err, HS_ERR_CANCELLED, "connecting to %s: cancelled", target);
     if (e == ETIMEDOUT)
         return hs_fail(err, HS_ERR_CONNECT, "connecting to %s timed out after %d ms", target,
                        o->connect_timeout_ms);

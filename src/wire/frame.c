@@ -22,6 +22,8 @@ typedef struct call {
     int timeout_ms;   /* longest silence; < 0 = none */
     uint64_t answer_bytes;
     uint64_t next_progress;
+    int64_t started;   /* CLOCK_MONOTONIC ms */
+    int64_t next_tick; /* when the wait function is due */
     hs_error *err;
 } call;
 
@@ -31,27 +33,51 @@ static int64_t now_ms(void) {
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Waits until the socket is ready for `events`. HS_OK when ready (errors
- * and hang-ups count as ready: the next recv/send reports them). */
+/* Runs the wait function when it is due: HS_ERR_CANCELLED when it says
+ * stop. */
+static hs_status tick(call *x) {
+    wire_wait_fn fn = x->c->opts.wait;
+    if (!fn)
+        return HS_OK;
+    int64_t t = now_ms();
+    if (t < x->next_tick)
+        return HS_OK;
+    x->next_tick = t + WIRE_WAIT_SLICE_MS;
+    int64_t waited = t - x->started;
+    if (fn(x->c->opts.wait_ctx, x->cmd, waited > INT32_MAX ? INT32_MAX : (int)waited))
+        return HS_OK;
+    return hs_fail(x->err, HS_ERR_CANCELLED, "%s: cancelled", x->name);
+}
+
+/* Waits until the socket is ready for `events`, in slices that run the
+ * wait function. HS_OK when ready (errors and hang-ups count as ready: the
+ * next recv/send reports them). */
 static hs_status wait_ready(call *x, short events) {
     int64_t deadline = x->timeout_ms < 0 ? -1 : now_ms() + x->timeout_ms;
     for (;;) {
-        int left = -1;
-        if (deadline >= 0) {
-            int64_t d = deadline - now_ms();
-            left = d < 0 ? 0 : (int)d;
-        }
-        struct pollfd p = {.fd = x->c->fd, .events = events};
-        int r = poll(&p, 1, left);
-        if (r > 0)
-            return HS_OK;
-        if (r == 0)
+        hs_status st = tick(x);
+        if (st != HS_OK)
+            return st;
+        int64_t t = now_ms();
+        if (deadline >= 0 && t >= deadline)
             return hs_fail(x->err, HS_ERR_TIMEOUT, "%s: no %s from %s for %d ms", x->name,
                            events == POLLOUT ? "progress sending the request" : "answer",
                            x->c->target, x->timeout_ms);
-        if (errno != EINTR)
+        int64_t left = deadline < 0 ? -1 : deadline - t;
+        if (x->c->opts.wait) {
+            int64_t slice = x->next_tick - t;
+            slice = slice < 1 ? 1 : slice;
+            left = left < 0 || slice < left ? slice : left;
+        }
+        struct pollfd p = {.fd = x->c->fd, .events = events};
+        int r = poll(&p, 1, left > INT32_MAX ? INT32_MAX : (int)left);
+        if (r > 0)
+            return HS_OK;
+        if (r < 0 && errno != EINTR)
             return hs_fail(x->err, HS_ERR_IO, "%s: waiting for %s: %s", x->name, x->c->target,
                            strerror(errno));
+        if (r < 0)
+            x->next_tick = 0; /* a signal: let the wait function see it now */
     }
 }
 
@@ -96,9 +122,9 @@ static hs_status recv_some(call *x, uint8_t *dst, size_t cap, size_t *got) {
                 x->next_progress = (x->answer_bytes / WIRE_PROGRESS_STEP + 1) * WIRE_PROGRESS_STEP;
                 wire_progress_fn fn = x->c->opts.progress;
                 if (fn && !fn(x->c->opts.progress_ctx, x->cmd, x->answer_bytes))
-                    return hs_fail(x->err, HS_ERR_USAGE, "%s: cancelled", x->name);
+                    return hs_fail(x->err, HS_ERR_CANCELLED, "%s: cancelled", x->name);
             }
-            return HS_OK;
+            return tick(x); /* a long answer that keeps coming is waited on too */
         }
         if (n == 0)
             return x->answer_bytes == 0
@@ -261,7 +287,8 @@ hs_status wire_call_encoded(wire_conn *c, uint32_t cmd, uint64_t max_body, wire_
     if (!err)
         err = &local;
     call x = {.c = c, .cmd = cmd, .name = wire_command_name(cmd), .timeout_ms = timeout_ms,
-              .next_progress = WIRE_PROGRESS_STEP, .err = err};
+              .next_progress = WIRE_PROGRESS_STEP, .started = now_ms(), .err = err};
+    x.next_tick = x.started + WIRE_WAIT_SLICE_MS;
     body->len = 0;
     if (c->fd < 0)
         return hs_fail(err, HS_ERR_CLOSED, "%s: the connection to %s is closed (%s)", x.name,

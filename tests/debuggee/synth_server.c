@@ -99,10 +99,14 @@ synth_serve_result synth_serve_connection(const synth_process *p, synth_state *s
             if (have - pos - 4 < len)
                 break;
             const uint8_t *body = in + pos + 4;
-            if (len < 4) /* no room for a command id; skip the LEN bytes */
+            if (len < 4) { /* no room for a command id; skip the LEN bytes */
                 synth_finish(&o, SYNTH_BAD_COMMAND);
-            else
-                synth_handle_request(p, st, &o, hs_load_be32(body), body + 4, len - 4);
+            } else {
+                uint32_t cmd = hs_load_be32(body);
+                o.silent = cmd < 32 && (cfg->silent_on >> cmd & 1);
+                synth_handle_request(p, st, &o, cmd, body + 4, len - 4);
+                o.silent = false;
+            }
             pos += 4 + (size_t)len;
             if (o.failed)
                 goto done;

@@ -53,6 +53,8 @@ typedef struct synth_server_config {
     volatile sig_atomic_t *stop; /* non-zero = stop serving; NULL = never */
     uint64_t max_connections;    /* synth_serve returns after this many; 0 = no limit */
     bool quiet;                  /* no diagnostics on stderr */
+    uint32_t silent_on;          /* bit c: command c is carried out but never answered
+                                    (a stub stuck before its reply); commands < 32 */
 } synth_server_config;
 
 /* Outcome of serving. */

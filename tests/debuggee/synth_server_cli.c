@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "synth_server_cli.h"
 
@@ -38,6 +39,9 @@ static const char usage[] =
     "  --max-connections N      exit after serving N connections\n"
     "  --self-pause-after MS    the program pauses itself after MS milliseconds\n"
     "                           (answers an outstanding POLL)\n"
+    "  --silent-on COMMAND      carry out COMMAND (a name such as PAUSE, or its\n"
+    "                           number) but never answer it, like a stub stuck\n"
+    "                           before its reply; may be given several times\n"
     "  --help                   this text\n"
     "\n"
     "Exit status: 0 after a clean stop (SIGINT/SIGTERM or --max-connections),\n"
@@ -69,6 +73,35 @@ static int number(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint
                     (unsigned long long)lo, (unsigned long long)hi);
     *out = v;
     return 0;
+}
+
+/* Command names of --silent-on (wire-protocol.md §6). */
+static const struct {
+    const char *name;
+    uint32_t id;
+} commands[] = {
+    {"VERSION", 1},       {"PAUSE", 2},   {"RESUME", 3},       {"ROOTS", 4},
+    {"CLOSURES", 5},      {"INFO_TABLES", 6}, {"STACK_BITMAP", 7}, {"POLL", 8},
+    {"SAVED_OBJECTS", 9}, {"CON_DESC", 11}, {"SOURCE_INFO", 12}, {"ALL_BLOCKS", 14},
+    {"BLOCK", 15},        {"FUN_BITMAP", 16}, {"SRT", 17},        {"CCS", 18},
+    {"CC", 19},           {"INDEX_TABLE", 20}, {"CCS_MAIN", 21},
+};
+
+static int command_id(const char *s, uint32_t *id, char *err, size_t errlen) {
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcasecmp(s, commands[i].name) == 0) {
+            *id = commands[i].id;
+            return 0;
+        }
+    uint64_t n;
+    if (s[0] >= '0' && s[0] <= '9') {
+        if (number("--silent-on", s, 0, 31, &n, err, errlen))
+            return -1;
+        *id = (uint32_t)n;
+        return 0;
+    }
+    return fail(err, errlen, "--silent-on: '%s' is not a command name (PAUSE, ROOTS, ...) or "
+                             "number (0 to 31)", s);
 }
 
 /* A constructor name as GHC writes it after the module: no separators. */
@@ -121,7 +154,8 @@ int synth_cli_parse(int argc, char **argv, synth_cli *cli, synth_options *gen, c
         }
         static const char *const with_value[] = {
             "--socket", "--tcp", "--plan", "--closures", "--eras", "--leak-constructor",
-            "--leak-count", "--leak-era", "--seed", "--max-connections", "--self-pause-after"};
+            "--leak-count", "--leak-era", "--seed", "--max-connections", "--self-pause-after",
+            "--silent-on"};
         const char *opt = NULL;
         for (size_t k = 0; k < sizeof with_value / sizeof *with_value && !opt; k++)
             if (is(with_value[k], a, &v))
@@ -174,6 +208,11 @@ int synth_cli_parse(int argc, char **argv, synth_cli *cli, synth_options *gen, c
             if (number(opt, v, 1, UINT64_MAX, &n, err, errlen))
                 return -1;
             cli->max_connections = n;
+        } else if (strcmp(opt, "--silent-on") == 0) {
+            uint32_t id = 0;
+            if (command_id(v, &id, err, errlen))
+                return -1;
+            cli->silent_on |= UINT32_C(1) << id;
         } else { /* --self-pause-after */
             if (number(opt, v, 0, (uint64_t)MAX_PAUSE_MS, &n, err, errlen))
                 return -1;

@@ -63,6 +63,7 @@ typedef struct synth_out {
     size_t blen;     /* bytes in B (the open frame's body) */
     bool open;       /* a response is in progress (B exists) */
     bool failed;     /* the socket failed: later writes are dropped */
+    bool silent;     /* this response is dropped, not sent (--silent-on) */
 } synth_out;
 
 int synth_out_init(synth_out *o, int fd, volatile sig_atomic_t *stop);

@@ -31,6 +31,8 @@ static bool stopping(const synth_out *o) { return o->stop && *o->stop; }
 
 /* Sends every byte of the vectors; marks the writer failed on error. */
 static void send_iov(synth_out *o, struct iovec *iov, int n) {
+    if (o->silent)
+        return;
     while (n > 0 && !o->failed) {
         struct msghdr m = {.msg_iov = iov, .msg_iovlen = (size_t)n};
         ssize_t r = sendmsg(o->fd, &m, MSG_NOSIGNAL);

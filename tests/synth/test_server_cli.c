@@ -58,6 +58,15 @@ Test(cli, every_option) {
     cr_assert_eq(CLI.self_pause_after_ms, 250);
 }
 
+Test(cli, silent_on_takes_names_and_numbers_and_adds_up) {
+    cr_assert_eq(PARSE("--silent-on", "PAUSE", "--silent-on=roots", "--silent-on", "17"), 0,
+                 "%s", ERR);
+    cr_assert_eq(CLI.silent_on, (1u << 2) | (1u << 4) | (1u << 17));
+    fails_with(PARSE("--silent-on", "PAWS"), "'PAWS' is not a command name");
+    fails_with(PARSE("--silent-on", "32"), "out of range");
+    fails_with(PARSE("--silent-on"), "--silent-on needs a value");
+}
+
 Test(cli, equals_form_and_tcp) {
     cr_assert_eq(PARSE("--tcp=127.0.0.1:0", "--closures=7", "--leak-count=0"), 0, "%s", ERR);
     cr_assert_str_eq(CLI.tcp, "127.0.0.1:0");

@@ -205,18 +205,20 @@ void tp_vectors(synth_process *p, bool profiled) {
 
 static void *serve_thread(void *arg) {
     tconn *c = arg;
-    synth_server_config cfg = {.wake_fd = -1, .quiet = true};
+    synth_server_config cfg = {.wake_fd = -1, .quiet = true, .silent_on = c->silent_on};
     c->res = synth_serve_connection(c->p, c->st, c->srv, &cfg);
     close(c->srv);
     return NULL;
 }
 
-void tc_start(tconn *c, const synth_process *p, synth_state *st) {
+void tc_start_silent(tconn *c, const synth_process *p, synth_state *st, uint32_t silent_on) {
     int sv[2];
     cr_assert(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0);
-    *c = (tconn){.fd = sv[0], .srv = sv[1], .p = p, .st = st};
+    *c = (tconn){.fd = sv[0], .srv = sv[1], .p = p, .st = st, .silent_on = silent_on};
     cr_assert(pthread_create(&c->th, NULL, serve_thread, c) == 0);
 }
+
+void tc_start(tconn *c, const synth_process *p, synth_state *st) { tc_start_silent(c, p, st, 0); }
 
 synth_serve_result tc_stop(tconn *c) {
     close(c->fd);

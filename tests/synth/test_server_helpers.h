@@ -73,9 +73,12 @@ typedef struct tconn {
     const synth_process *p;
     synth_state *st;
     synth_serve_result res;
+    uint32_t silent_on; /* the server's --silent-on mask (tc_start_silent) */
 } tconn;
 
 void tc_start(tconn *c, const synth_process *p, synth_state *st);
+/* The same, with commands that are carried out but never answered. */
+void tc_start_silent(tconn *c, const synth_process *p, synth_state *st, uint32_t silent_on);
 /* Closes the client end and waits for the server to finish. */
 synth_serve_result tc_stop(tconn *c);
 void tc_send(tconn *c, const void *bytes, size_t n);

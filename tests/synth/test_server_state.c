@@ -93,6 +93,26 @@ Test(state, poll_without_self_pause_stays_silent) {
     ask(RESUME, NO_RESUME); /* forever after a POLL */
 }
 
+Test(state_silent, a_silent_pause_pauses_without_an_answer) {
+    synth_process p;
+    synth_state st;
+    tconn c;
+    tp_vectors(&p, false);
+    synth_state_init(&st, -1);
+    tc_start_silent(&c, &p, &st, 1u << 2);
+    tc_send_hex(&c, PAUSE0);
+    tc_expect_silence(&c, 150);
+    cr_assert(st.paused, "carried out all the same");
+    tc_send_hex(&c, ROOTS); /* the next request is answered */
+    tc_expect_hex(&c, ROOTS_ANS);
+    tc_send_hex(&c, RESUME);
+    tc_expect_hex(&c, OKAY);
+    tc_send_hex(&c, PAUSE0);
+    tc_expect_silence(&c, 100);
+    tc_stop(&c);
+    tp_free(&p);
+}
+
 Test(state_poll, deferred_reply_when_the_program_pauses_itself) {
     synth_process p;
     synth_state st;

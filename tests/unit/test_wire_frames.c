@@ -293,7 +293,7 @@ Test(wire_frames, progress_can_cancel) {
     wire_conn *c = peer_start(&p, &o);
     wire_block_list l;
     hs_error err = {0};
-    cr_assert_eq(wire_all_blocks(c, &l, &err), HS_ERR_USAGE);
+    cr_assert_eq(wire_all_blocks(c, &l, &err), HS_ERR_CANCELLED);
     cr_assert(strstr(err.message, "ALL_BLOCKS: cancelled"), "%s", err.message);
     cr_assert_eq(log.calls, 1);
     cr_assert_eq(l.count, 0);

@@ -1,0 +1,214 @@
+/* The wait function (issue 9): a call or connect that waits on a silent
+ * peer calls it every slice, so a UI can move its spinner and take Esc,
+ * and a command can notice a signal; returning false cancels at once. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "heapscope/wire.h"
+#include "wire_peer.h"
+
+static int64_t now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+typedef struct wait_log {
+    int calls;
+    int stop_at;          /* cancel on this call (0 = never) */
+    uint32_t cmd;         /* of the last call */
+    int last_waited;
+    bool waited_grows;
+    volatile sig_atomic_t *flag; /* cancel once it is set */
+} wait_log;
+
+static bool on_wait(void *ctx, uint32_t cmd, int waited_ms) {
+    wait_log *w = ctx;
+    w->calls++;
+    if (w->calls > 1 && waited_ms < w->last_waited)
+        w->waited_grows = false;
+    w->last_waited = waited_ms;
+    w->cmd = cmd;
+    if (w->flag && *w->flag)
+        return false;
+    return w->stop_at == 0 || w->calls < w->stop_at;
+}
+
+static wire_conn *silent_peer(wire_peer *p, wait_log *log) {
+    peer_init(p);
+    peer_no_reply(p);
+    wire_options o = {.io_timeout_ms = 30000, .wait = on_wait, .wait_ctx = log};
+    return peer_start(p, &o);
+}
+
+Test(wire_wait, a_silent_peer_is_waited_on_in_slices_and_can_be_cancelled) {
+    wait_log log = {.stop_at = 4, .waited_grows = true};
+    wire_peer p;
+    wire_conn *c = silent_peer(&p, &log);
+    hs_error err = {0};
+    int64_t t0 = now_ms();
+    bool was_paused;
+    cr_assert_eq(wire_pause(c, &was_paused, &err), HS_ERR_CANCELLED, "%s", err.message);
+    int64_t took = now_ms() - t0;
+    cr_assert_str_eq(err.message, "PAUSE: cancelled");
+    cr_assert_eq(log.calls, 4, "one call per slice until the cancel");
+    cr_assert_eq(log.cmd, WIRE_CMD_PAUSE);
+    cr_assert(log.waited_grows);
+    cr_assert_geq(log.last_waited, 3 * WIRE_WAIT_SLICE_MS);
+    cr_assert_geq(took, 3 * WIRE_WAIT_SLICE_MS);
+    cr_assert_lt(took, 10000, "cancelled long before the 30 s timeout (took %lld ms)",
+                 (long long)took);
+    cr_assert_not(wire_conn_is_open(c), "a late answer would desynchronise the stream");
+    wire_close(c);
+    peer_join(&p);
+    peer_free(&p);
+}
+
+Test(wire_wait, a_slow_answer_ticks_and_still_arrives) {
+    wait_log log = {.waited_grows = true};
+    wire_peer p;
+    peer_init(&p);
+    peer_reply_hex(&p, "000000000000");
+    peer_delay_last(&p, 450);
+    wire_options o = {.wait = on_wait, .wait_ctx = &log};
+    wire_conn *c = peer_start(&p, &o);
+    hs_error err = {0};
+    cr_assert_eq(wire_resume(c, &err), HS_OK, "%s", err.message);
+    cr_assert_geq(log.calls, 3, "the spinner moved while waiting (%d calls)", log.calls);
+    cr_assert_eq(log.cmd, WIRE_CMD_RESUME);
+    cr_assert(wire_conn_is_open(c));
+    wire_close(c);
+    peer_join(&p);
+    peer_free(&p);
+}
+
+Test(wire_wait, without_a_wait_function_the_timeout_still_applies) {
+    wire_peer p;
+    peer_init(&p);
+    peer_no_reply(&p);
+    wire_options o = {.io_timeout_ms = 250};
+    wire_conn *c = peer_start(&p, &o);
+    hs_error err = {0};
+    cr_assert_eq(wire_resume(c, &err), HS_ERR_TIMEOUT, "%s", err.message);
+    wire_close(c);
+    peer_join(&p);
+    peer_free(&p);
+}
+
+Test(wire_wait, the_setter_replaces_and_removes_the_wait_function) {
+    wait_log first = {.stop_at = 1}, second = {.stop_at = 2};
+    wire_peer p;
+    wire_conn *c = silent_peer(&p, &first);
+    wire_conn_set_wait(c, on_wait, &second);
+    hs_error err = {0};
+    cr_assert_eq(wire_resume(c, &err), HS_ERR_CANCELLED, "%s", err.message);
+    cr_assert_eq(first.calls, 0);
+    cr_assert_eq(second.calls, 2);
+    wire_close(c);
+    peer_join(&p);
+    peer_free(&p);
+
+    wait_log unused = {.stop_at = 1};
+    c = silent_peer(&p, &unused);
+    wire_conn_set_wait(c, NULL, NULL);
+    wire_conn_set_io_timeout(c, 250);
+    cr_assert_eq(wire_resume(c, &err), HS_ERR_TIMEOUT, "%s", err.message);
+    cr_assert_eq(unused.calls, 0);
+    wire_close(c);
+    peer_join(&p);
+    peer_free(&p);
+}
+
+/* ---- a signal interrupts the wait at once ---- */
+
+static volatile sig_atomic_t got_signal;
+static void on_usr1(int sig) {
+    (void)sig;
+    got_signal = 1;
+}
+
+typedef struct kicker {
+    pthread_t target;
+    int after_ms;
+} kicker;
+
+static void *kick(void *arg) {
+    kicker *k = arg;
+    nanosleep(&(struct timespec){0, k->after_ms * 1000000L}, NULL);
+    pthread_kill(k->target, SIGUSR1);
+    return NULL;
+}
+
+Test(wire_wait, a_signal_reaches_the_wait_function_without_waiting_for_the_slice) {
+    struct sigaction sa = {.sa_handler = on_usr1}; /* no SA_RESTART, like heapscope's */
+    sigemptyset(&sa.sa_mask);
+    cr_assert_eq(sigaction(SIGUSR1, &sa, NULL), 0);
+    got_signal = 0;
+    wait_log log = {.flag = &got_signal, .waited_grows = true};
+    wire_peer p;
+    wire_conn *c = silent_peer(&p, &log);
+    kicker k = {pthread_self(), 250};
+    pthread_t t;
+    cr_assert_eq(pthread_create(&t, NULL, kick, &k), 0);
+    hs_error err = {0};
+    int64_t t0 = now_ms();
+    cr_assert_eq(wire_resume(c, &err), HS_ERR_CANCELLED, "%s", err.message);
+    int64_t took = now_ms() - t0;
+    pthread_join(t, NULL);
+    cr_assert(got_signal);
+    cr_assert_lt(took, 5000, "took %lld ms", (long long)took);
+    wire_close(c);
+    peer_join(&p);
+    peer_free(&p);
+    signal(SIGUSR1, SIG_DFL);
+}
+
+/* ---- connecting ---- */
+
+Test(wire_wait, a_connect_to_a_full_backlog_can_be_cancelled) {
+    char dir[] = "/tmp/hs-wait-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char path[64];
+    snprintf(path, sizeof path, "%.40s/s", dir);
+    int l = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+    cr_assert_eq(bind(l, (struct sockaddr *)&sa, sizeof sa), 0, "%s", strerror(errno));
+    cr_assert_eq(listen(l, 0), 0);
+    /* fill the backlog: later connects get EAGAIN and are retried */
+    int held[4], n_held = 0;
+    for (; n_held < 4; n_held++) {
+        held[n_held] = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+        if (connect(held[n_held], (struct sockaddr *)&sa, sizeof sa) != 0) {
+            close(held[n_held]);
+            break;
+        }
+    }
+    cr_assert_lt(n_held, 4, "the backlog never filled");
+    wait_log log = {.stop_at = 3, .waited_grows = true};
+    wire_options o = {.connect_timeout_ms = 20000, .wait = on_wait, .wait_ctx = &log};
+    wire_conn *c = NULL;
+    hs_error err = {0};
+    int64_t t0 = now_ms();
+    cr_assert_eq(wire_connect(path, &o, &c, &err), HS_ERR_CANCELLED, "%s", err.message);
+    int64_t took = now_ms() - t0;
+    cr_assert_null(c);
+    cr_assert(strstr(err.message, "cancelled"), "%s", err.message);
+    cr_assert_eq(log.calls, 3);
+    cr_assert_eq(log.cmd, 0, "a connect is not a command");
+    cr_assert_lt(took, 10000, "took %lld ms", (long long)took);
+    for (int i = 0; i < n_held; i++)
+        close(held[i]);
+    close(l);
+    unlink(path);
+    rmdir(dir);
+}
