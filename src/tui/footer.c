@@ -84,7 +84,9 @@ static void draw_prompt(tui_app *app, int y) {
         while (start < p->in.cursor && ((unsigned char)p->in.text[start] & 0xc0) == 0x80)
             start++;
     }
-    tui_put(y, x, p->in.text + start, avail, tui_attr(TUI_ROLE_NORMAL));
+    /* a pre-filled default shows selected: typing replaces it */
+    tui_put(y, x, p->in.text + start, avail,
+            p->in.selected ? tui_attr(TUI_ROLE_SELECTED) : tui_attr(TUI_ROLE_NORMAL));
     int cx = x + tui_text_cols(p->in.text + start, p->in.cursor - start);
     move(y, cx < COLS ? cx : COLS - 1);
     curs_set(1);

@@ -12,6 +12,7 @@
 void tui_input_clear(tui_input *in) {
     in->text[0] = 0;
     in->len = in->cursor = 0;
+    in->selected = false;
 }
 
 void tui_input_set(tui_input *in, const char *text) {
@@ -23,6 +24,12 @@ void tui_input_set(tui_input *in, const char *text) {
     memcpy(in->text, text, n);
     in->text[n] = 0;
     in->len = in->cursor = n;
+    in->selected = false;
+}
+
+void tui_input_set_default(tui_input *in, const char *text) {
+    tui_input_set(in, text);
+    in->selected = in->len > 0;
 }
 
 static bool continuation(unsigned char c) { return (c & 0xc0) == 0x80; }
@@ -90,6 +97,13 @@ static void insert(tui_input *in, long cp) {
 
 bool tui_input_key(tui_input *in, int key) {
     long cp = tui_key_char(key);
+    bool was_selected = in->selected;
+    in->selected = false; /* any key ends the selection; these replace it */
+    if (was_selected && ((cp >= 0 && cp <= 0x10ffff) || tui_key_is_backspace(key) ||
+                         key == KEY_DC || key == TUI_CTRL('d')))
+        tui_input_clear(in);
+    if (was_selected && (tui_key_is_backspace(key) || key == KEY_DC || key == TUI_CTRL('d')))
+        return true;
     if (cp >= 0 && cp <= 0x10ffff) {
         insert(in, cp);
         return true;

@@ -12,10 +12,15 @@ typedef struct tui_input {
     char text[TUI_INPUT_MAX]; /* always NUL-terminated, valid UTF-8 */
     size_t len;               /* bytes */
     size_t cursor;            /* byte offset, on a character boundary */
+    bool selected;            /* the text is a pre-filled default: the first
+                                 character typed replaces it, Backspace or
+                                 Del clears it, a cursor key keeps it */
 } tui_input;
 
 void tui_input_clear(tui_input *in);
 void tui_input_set(tui_input *in, const char *text);
+/* Pre-fills a default, selected (see tui_input.selected). */
+void tui_input_set_default(tui_input *in, const char *text);
 /* Applies an editing key; false when the key is not an editing key (the
  * caller handles Enter, Esc, Ctrl-G...). */
 bool tui_input_key(tui_input *in, int key);

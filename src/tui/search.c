@@ -137,7 +137,7 @@ void tui_cmd_limit(tui_app *app, int arg) {
     tui_prompt_open(app, TUI_PROMPT_LIMIT, 0, false, "search result limit (0 for infinity): ");
     char now[32];
     snprintf(now, sizeof now, "%" PRIu64, app->ex.limit);
-    tui_input_set(&app->prompt.in, now);
+    tui_input_set_default(&app->prompt.in, now); /* typing replaces it */
 }
 
 void tui_search_submit_limit(tui_app *app) {

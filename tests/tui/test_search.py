@@ -78,8 +78,8 @@ class Search(TuiCase):
         before = t.screen()
         t.keys("C-l")
         t.wait_change(before, what="the limit prompt")
-        t.keys("C-u")  # an input line clears with Ctrl-U; harmless if it starts empty
-        t.type("3")
+        t.type("3")  # replaces the pre-filled limit (issue 9, item 3)
+        t.wait_regex(r"limit \(0 for infinity\): 3\s*$", what="3 replacing the pre-filled 100")
         t.keys("Enter")
         self.search(t, self.leak["constructor"])
         t.wait(lambda s: any(map(self.leak_row.search, s.lines)), "matches", timeout=120)

@@ -43,6 +43,35 @@ Test(tui_input, backspace_and_kill) {
     cr_assert_str_eq(in.text, "e", "nothing before the cursor");
 }
 
+Test(tui_input, a_default_is_replaced_by_the_first_key) {
+    tui_input in;
+    tui_input_clear(&in);
+    tui_input_set_default(&in, "100");
+    cr_assert(in.selected);
+    type(&in, "5");
+    cr_assert_str_eq(in.text, "5", "typing replaces the default, not appends to it");
+    type(&in, "0");
+    cr_assert_str_eq(in.text, "50", "then typing appends");
+
+    tui_input_set_default(&in, "100");
+    tui_input_key(&in, KEY_BACKSPACE);
+    cr_assert_str_eq(in.text, "", "Backspace clears the default");
+    tui_input_set_default(&in, "100");
+    tui_input_key(&in, KEY_DC);
+    cr_assert_str_eq(in.text, "", "Del clears the default");
+
+    tui_input_set_default(&in, "100");
+    tui_input_key(&in, KEY_LEFT);
+    cr_assert_not(in.selected, "a cursor key keeps the default for editing");
+    type(&in, "5");
+    cr_assert_str_eq(in.text, "1050");
+
+    tui_input_set(&in, "100");
+    cr_assert_not(in.selected, "tui_input_set is no default");
+    type(&in, "5");
+    cr_assert_str_eq(in.text, "1005");
+}
+
 Test(tui_input, multibyte_characters_move_whole) {
     setlocale(LC_ALL, "C.UTF-8");
     tui_input in;
