@@ -1,0 +1,81 @@
+/* Snapshot files: one pause of a heap kept in an SQLite database that
+ * answers every question the heap module asks, offline (man heapscope,
+ * SNAPSHOT FILES, has the schema).
+ *
+ * A snapshot is written from any paused heap (a live debuggee, another
+ * snapshot, a converted ghc-debug file) and read back as a heap_source, so
+ * every query, view and command works on it as on the live process. The
+ * file is untrusted input when read: its header, schema and every BLOB are
+ * checked (bounds, checksums) before anything is decoded, and any fault is
+ * a one-line error value. Writing is atomic: a temporary file in the same
+ * directory is renamed over the path only once it is complete and synced. */
+#ifndef HEAPSCOPE_STORE_H
+#define HEAPSCOPE_STORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "heapscope/heap.h"
+#include "heapscope/status.h"
+
+/* PRAGMA application_id of a heapscope snapshot ("HSnp"), and the schema
+ * version (PRAGMA user_version) this heapscope writes and reads. */
+#define STORE_APPLICATION_ID 0x48536e70
+#define STORE_SCHEMA_VERSION 1
+
+/* What is known about a pause besides its heap. */
+typedef struct store_meta {
+    char program[256];  /* program name, "" if unknown */
+    int64_t pid;        /* 0 if unknown */
+    char target[512];   /* where it was read from: socket path, tcp:HOST:PORT, file */
+    int64_t paused_at;  /* Unix time of the pause, 0 if unknown */
+    /* Filled by store_snapshot_open (ignored by the writer, which reads
+     * them from the heap and the traversal): */
+    wire_version version;
+    uint64_t closures;      /* closures reachable from the GC roots */
+    uint64_t closure_bytes; /* their bytes */
+    uint64_t heap_bytes;    /* bytes of the block groups */
+    uint64_t block_groups;
+    int64_t written_at;     /* Unix time the file was written */
+    char written_by[64];    /* "heapscope 0.1.0" */
+    uint32_t schema;        /* the file's schema version */
+} store_meta;
+
+/* Progress of a long step: phase names it ("blocks", "closures", ...);
+ * total is 0 when unknown. Return false to cancel (the call then fails
+ * with HS_ERR_USAGE "cancelled" and leaves no file). */
+typedef bool (*store_progress_fn)(void *ctx, const char *phase, uint64_t done, uint64_t total);
+
+typedef struct store_write_options {
+    bool replace; /* an existing file at the path is replaced (else: an error) */
+    store_progress_fn progress; /* optional */
+    void *progress_ctx;
+} store_write_options;
+
+/* Writes the pause heap h shows into a new snapshot file at path. Loads
+ * every block group and traverses the heap from its GC roots (which fetches
+ * every reachable closure's info table, constructor description and source
+ * location), walks the cost-centre stacks of a profiled heap, then writes
+ * all of it, with the `closures` table for SQL users. The file appears at
+ * path complete or not at all. opts may be NULL (no replace, no progress). */
+hs_status store_snapshot_write(heap *h, const char *path, const store_meta *meta,
+                               const store_write_options *opts, hs_error *err);
+
+typedef struct store_snapshot store_snapshot;
+
+/* Opens a snapshot read-only. Checks the header (an SQLite database with
+ * heapscope's application id, a schema this heapscope reads, not
+ * truncated) and the tables; loads no heap block yet. */
+hs_status store_snapshot_open(const char *path, store_snapshot **out, hs_error *err);
+const store_meta *store_snapshot_meta(const store_snapshot *s);
+/* A heap_source answering from the file (valid until the snapshot closes):
+ * block groups are loaded, checksummed and bounds-checked when first
+ * needed. */
+heap_source store_snapshot_source(store_snapshot *s);
+void store_snapshot_close(store_snapshot *s);
+
+/* True when path is a readable file that starts like a heapscope snapshot
+ * (SQLite header with heapscope's application id); reads 100 bytes. */
+bool store_is_snapshot_file(const char *path);
+
+#endif

@@ -1,0 +1,42 @@
+/* SQLite calls as hs_status values with messages a person can act on. */
+#include "store_internal.h"
+
+hs_status store_db_fail(sqlite3 *db, int rc, hs_error *err, const char *doing) {
+    const char *why = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    switch (rc & 0xff) {
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+    case SQLITE_FORMAT:
+        return hs_fail(err, HS_ERR_PROTOCOL, "%s: the file is damaged (%s)", doing, why);
+    case SQLITE_FULL: return hs_fail(err, HS_ERR_IO, "%s: the disk is full", doing);
+    case SQLITE_NOMEM: return hs_fail(err, HS_ERR_NOMEM, "%s: out of memory", doing);
+    case SQLITE_TOOBIG: return hs_fail(err, HS_ERR_TOO_LARGE, "%s: %s", doing, why);
+    case SQLITE_INTERRUPT: return hs_fail(err, HS_ERR_USAGE, "%s: cancelled", doing);
+    case SQLITE_IOERR:
+    case SQLITE_CANTOPEN:
+    case SQLITE_READONLY:
+    case SQLITE_PERM:
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED: return hs_fail(err, HS_ERR_IO, "%s: %s", doing, why);
+    default: return hs_fail(err, HS_ERR_PROTOCOL, "%s: %s", doing, why);
+    }
+}
+
+hs_status store_db_exec(sqlite3 *db, const char *sql, hs_error *err) {
+    int rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+    return rc == SQLITE_OK ? HS_OK : store_db_fail(db, rc, err, "writing the snapshot");
+}
+
+hs_status store_db_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st, hs_error *err) {
+    int rc = sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL);
+    if (rc == SQLITE_OK)
+        return HS_OK;
+    *st = NULL;
+    return store_db_fail(db, rc, err, "reading the snapshot's tables");
+}
+
+hs_status store_db_step_done(sqlite3 *db, sqlite3_stmt *st, hs_error *err, const char *doing) {
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? HS_OK : store_db_fail(db, rc, err, doing);
+}

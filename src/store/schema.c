@@ -1,0 +1,148 @@
+/* The snapshot schema: one list of tables makes the file and checks it.
+ *
+ * Layout, chosen by measurement (issue 10; man heapscope, SNAPSHOT FILES):
+ * block groups go into ~1 MiB chunk rows (fast sequential BLOB reads with
+ * 64 KiB pages, lazily per chunk); closure_rows is keyed by address and
+ * written in address order, so its pages fill completely and a lookup by
+ * address is a B-tree search; what is shared by every closure of an info
+ * table lives once in closure_kinds, and a row's size is NULL when it is
+ * the kind's. */
+#include <stdio.h>
+#include <string.h>
+
+#include "store_internal.h"
+
+typedef struct table_def {
+    const char *name;
+    const char *columns;    /* the column names, as checked on open */
+    const char *definition; /* what follows CREATE TABLE name */
+} table_def;
+
+static const table_def tables[] = {
+    {"meta", "key, value", "(key TEXT PRIMARY KEY, value) WITHOUT ROWID"},
+    {"roots", "ord, address", "(ord INTEGER PRIMARY KEY, address INTEGER NOT NULL)"},
+    {"saved_objects", "ord, address", "(ord INTEGER PRIMARY KEY, address INTEGER NOT NULL)"},
+    {"heap_chunks", "chunk, groups, groups_checksum, data_checksum, data",
+     "(chunk INTEGER PRIMARY KEY, groups BLOB NOT NULL, groups_checksum INTEGER NOT NULL,"
+     " data_checksum INTEGER NOT NULL, data BLOB NOT NULL)"},
+    {"info_tables", "info, raw, srt",
+     "(info INTEGER PRIMARY KEY, raw BLOB NOT NULL, srt INTEGER)"},
+    {"con_descs", "info, description", "(info INTEGER PRIMARY KEY, description TEXT)"},
+    {"source_infos", "info, found, name, closure_type_text, closure_type, type, label, module, "
+                     "position",
+     "(info INTEGER PRIMARY KEY, found INTEGER NOT NULL, name TEXT, closure_type_text TEXT,"
+     " closure_type INTEGER, type TEXT, label TEXT, module TEXT, position TEXT)"},
+    {"frame_bitmaps", "frame_info, frame, bits",
+     "(frame_info INTEGER NOT NULL, frame INTEGER NOT NULL, bits BLOB NOT NULL,"
+     " PRIMARY KEY (frame_info, frame)) WITHOUT ROWID"},
+    {"fun_bitmaps", "fun_info, n, bits",
+     "(fun_info INTEGER NOT NULL, n INTEGER NOT NULL, bits BLOB NOT NULL,"
+     " PRIMARY KEY (fun_info, n)) WITHOUT ROWID"},
+    {"static_closures", "address, bytes", "(address INTEGER PRIMARY KEY, bytes BLOB NOT NULL)"},
+    {"cost_centres", "address, id, label, module, srcloc, mem_alloc, time_ticks, is_caf, link",
+     "(address INTEGER PRIMARY KEY, id INTEGER NOT NULL, label TEXT, module TEXT, srcloc TEXT,"
+     " mem_alloc INTEGER NOT NULL, time_ticks INTEGER NOT NULL, is_caf INTEGER NOT NULL,"
+     " link INTEGER NOT NULL)"},
+    {"cost_centre_stacks", "address, id, cc, prev, index_table, root, depth, scc_count, "
+                           "selected, time_ticks, mem_alloc, inherited_alloc, inherited_ticks",
+     "(address INTEGER PRIMARY KEY, id INTEGER NOT NULL, cc INTEGER NOT NULL,"
+     " prev INTEGER NOT NULL, index_table INTEGER NOT NULL, root INTEGER NOT NULL,"
+     " depth INTEGER NOT NULL, scc_count INTEGER NOT NULL, selected INTEGER NOT NULL,"
+     " time_ticks INTEGER NOT NULL, mem_alloc INTEGER NOT NULL,"
+     " inherited_alloc INTEGER NOT NULL, inherited_ticks INTEGER NOT NULL)"},
+    {"ccs_index_entries", "address, cc, ccs, next, back_edge",
+     "(address INTEGER PRIMARY KEY, cc INTEGER NOT NULL, ccs INTEGER NOT NULL,"
+     " next INTEGER NOT NULL, back_edge INTEGER NOT NULL)"},
+    {"closure_kinds", "kind, info, type, constructor, package, module, location, size",
+     "(kind INTEGER PRIMARY KEY, info INTEGER NOT NULL, type TEXT NOT NULL, constructor TEXT,"
+     " package TEXT, module TEXT, location TEXT, size INTEGER)"},
+    {"closure_rows", "address, kind, era, size",
+     "(address INTEGER PRIMARY KEY, kind INTEGER NOT NULL, era INTEGER, size INTEGER)"},
+};
+
+#define CLOSURES_COLUMNS "address, info, type, constructor, package, module, size, era, location"
+
+static const char closures_view[] =
+    "CREATE VIEW closures AS SELECT r.address AS address, k.info AS info, k.type AS type,"
+    " k.constructor AS constructor, k.package AS package, k.module AS module,"
+    " coalesce(r.size, k.size) AS size, r.era AS era, k.location AS location"
+    " FROM closure_rows AS r JOIN closure_kinds AS k ON k.kind = r.kind";
+
+hs_status store_schema_create(sqlite3 *db, hs_error *err) {
+    /* page size first: it is fixed once a table exists */
+    hs_status st = store_db_exec(db,
+                                 "PRAGMA page_size = 65536; PRAGMA journal_mode = OFF;"
+                                 " PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE;"
+                                 " PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY;",
+                                 err);
+    if (st == HS_OK)
+        st = store_db_exec(db, "BEGIN", err);
+    for (size_t i = 0; st == HS_OK && i < sizeof tables / sizeof tables[0]; i++) {
+        char sql[1024];
+        snprintf(sql, sizeof sql, "CREATE TABLE %s %s", tables[i].name, tables[i].definition);
+        st = store_db_exec(db, sql, err);
+    }
+    if (st == HS_OK)
+        st = store_db_exec(db, closures_view, err);
+    if (st == HS_OK)
+        st = store_db_exec(db, "COMMIT", err);
+    return st;
+}
+
+hs_status store_schema_stamp(sqlite3 *db, hs_error *err) {
+    char sql[128];
+    snprintf(sql, sizeof sql, "PRAGMA application_id = %d; PRAGMA user_version = %d;",
+             STORE_APPLICATION_ID, STORE_SCHEMA_VERSION);
+    return store_db_exec(db, sql, err);
+}
+
+static hs_status pragma_int(sqlite3 *db, const char *sql, int64_t *out, hs_error *err) {
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+    if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW)
+        *out = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? HS_OK : store_db_fail(db, rc, err, "reading the snapshot header");
+}
+
+/* Selects every column the reader uses: a missing table or column fails
+ * to prepare. */
+static hs_status check_columns(sqlite3 *db, const char *name, const char *columns,
+                               hs_error *err) {
+    char sql[1024];
+    snprintf(sql, sizeof sql, "SELECT %s FROM %s LIMIT 0", columns, name);
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+    sqlite3_finalize(st);
+    if (rc == SQLITE_OK)
+        return HS_OK;
+    if ((rc & 0xff) == SQLITE_ERROR)
+        return hs_fail(err, HS_ERR_PROTOCOL,
+                       "not a complete heapscope snapshot: table %s is missing or lacks columns",
+                       name);
+    return store_db_fail(db, rc, err, "reading the snapshot's tables");
+}
+
+hs_status store_schema_check(sqlite3 *db, hs_error *err) {
+    int64_t app = 0, version = 0;
+    hs_status st = pragma_int(db, "PRAGMA application_id", &app, err);
+    if (st == HS_OK)
+        st = pragma_int(db, "PRAGMA user_version", &version, err);
+    if (st != HS_OK)
+        return st;
+    if (app != STORE_APPLICATION_ID)
+        return hs_fail(err, HS_ERR_PROTOCOL,
+                       "not a heapscope snapshot (an SQLite database of another application)");
+    if (version > STORE_SCHEMA_VERSION)
+        return hs_fail(err, HS_ERR_PROTOCOL,
+                       "made by a newer heapscope (schema %lld, this one reads up to %d)",
+                       (long long)version, STORE_SCHEMA_VERSION);
+    if (version < 1)
+        return hs_fail(err, HS_ERR_PROTOCOL, "not a heapscope snapshot (schema version %lld)",
+                       (long long)version);
+    for (size_t i = 0; st == HS_OK && i < sizeof tables / sizeof tables[0]; i++)
+        st = check_columns(db, tables[i].name, tables[i].columns, err);
+    if (st == HS_OK)
+        st = check_columns(db, "closures", CLOSURES_COLUMNS, err);
+    return st;
+}
