@@ -234,6 +234,12 @@ typedef struct heap_closure {
  * Call heap_closure_free once when done with a reused value. */
 hs_status heap_decode(heap *h, uint64_t addr, heap_closure *out, hs_error *err);
 void heap_closure_free(heap_closure *c);
+/* heap_decode for an address a person typed, which may be stale or made
+ * up: when no closure can live there (no block or static closure, a first
+ * word that is no info pointer, an invalid closure type, a closure running
+ * past its block group, the debuggee refusing the address), fails with
+ * HS_ERR_NOT_FOUND "no closure lives at 0x... in this pause". */
+hs_status heap_decode_named(heap *h, uint64_t addr, heap_closure *out, hs_error *err);
 /* heap_decode for callers that already hold the closure's bytes (from
  * heap_memory_cached, len >= 8) and its info table: the traversal's path. */
 hs_status heap_decode_known(heap *h, uint64_t addr, const uint8_t *bytes, size_t len,

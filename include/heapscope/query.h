@@ -255,5 +255,8 @@ bool query_census_by_from_name(const char *name, query_census_by *out);
  * spaces around it, a leading '-' allowed. False when malformed or out of
  * range. Used for sizes, limits and cost-centre ids typed by the user. */
 bool query_parse_int(const char *text, int64_t *out);
+/* "0x" followed by 1 to 16 hex digits, the whole text (an address filter
+ * or a typed address). */
+bool query_parse_hex_address(const char *text, uint64_t *out);
 
 #endif

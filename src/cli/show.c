@@ -117,9 +117,10 @@ static hs_status show_closure(show_state *s, heap *h, const show_item *it, int m
 
 static hs_status show_tree(heap *h, uint64_t root, int max_depth, bool json, hs_error *err) {
     show_state s = {0};
-    hs_status st = push(&s, (show_item){ITEM_CLOSURE, true, 0, root, ""})
-                       ? HS_OK
-                       : hs_fail(err, HS_ERR_NOMEM, "out of memory");
+    /* the typed address may be stale or made up: check it before printing */
+    hs_status st = heap_decode_named(h, root, &s.c, err);
+    if (st == HS_OK && !push(&s, (show_item){ITEM_CLOSURE, true, 0, root, ""}))
+        st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
     while (st == HS_OK && s.n > 0) {
         show_item it = s.stack[--s.n];
         if (it.kind == ITEM_CLOSE) {

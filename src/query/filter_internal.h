@@ -21,11 +21,6 @@ hs_status query_regex_compile(const char *pattern, query_regex **out, hs_error *
 int query_regex_match(query_regex *re, const char *subject, hs_error *err);
 void query_regex_free(query_regex *re);
 
-/* ---- numbers and addresses as the TUI reads them (filter_parse.c) ---- */
-
-/* "0x" followed by 1 to 16 hex digits, the whole text. */
-bool query_parse_hex_address(const char *text, uint64_t *out);
-
 /* ---- per info table (filter.c) ---- */
 
 /* True when every filter depends on the info table alone (names, info

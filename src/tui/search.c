@@ -182,6 +182,23 @@ void tui_cmd_search(tui_app *app, int arg) {
     tui_search_run(app, NULL);
 }
 
+/* Whether a typed address holds a closure; says why not when it does
+ * not (a stale address must not read as "the debuggee refused"). */
+static bool closure_lives_at(tui_app *app, const char *text) {
+    uint64_t addr;
+    if (!query_parse_hex_address(text, &addr))
+        return true; /* check() already accepted it: let the search say */
+    heap_closure c = {0};
+    hs_error err = {0};
+    hs_status st = heap_decode_named(app->sess.heap, addr, &c, &err);
+    heap_closure_free(&c);
+    if (st == HS_ERR_NOT_FOUND)
+        tui_app_message(app, TUI_ROLE_ERROR, "%s", err.message);
+    else if (st != HS_OK)
+        tui_app_error(app, "cannot read the address", &err);
+    return st == HS_OK;
+}
+
 void tui_search_submit_filter(tui_app *app) {
     const tui_prompt *p = &app->prompt;
     tui_filter_spec spec = {.kind = p->filter, .invert = p->invert};
@@ -195,6 +212,8 @@ void tui_search_submit_filter(tui_app *app) {
         prepend(app, &spec);
         return;
     }
+    if (spec.kind == QUERY_FILTER_ADDRESS && !spec.invert && !closure_lives_at(app, spec.text))
+        return;
     set_filters(app, &spec, 1);
     tui_search_run(app, NULL);
 }

@@ -131,6 +131,18 @@ class PlantedHeap(PlantedCase):
         self.assertEqual(r.returncode, 2)
         self.assertIn("not a closure address", r.stderr)
 
+    def test_show_where_no_closure_lives(self):
+        # a stale heap address (inside the first Leak), one outside the heap,
+        # and the word after a cons cell's info pointer (issue 9, item 4)
+        leak = int(self.plan["leak"]["first_match"], 16)
+        for addr in ("0x%x" % (leak + 8), "0x10", "0x7ff000001000"):
+            for json_flag in ((), ("--json",)):
+                r = run("show", self.debuggee.socket, addr, *json_flag)
+                self.assertEqual(r.returncode, 1, r.stderr)
+                self.assertEqual(r.stdout, "")
+                self.assertIn("no closure lives at %s in this pause" % addr, r.stderr)
+                self.assertNotIn("refused", r.stderr)
+
     def test_census_by_bad_kind(self):
         r = run("census", self.debuggee.socket, "--by", "colour")
         self.assertEqual(r.returncode, 2)

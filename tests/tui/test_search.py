@@ -88,6 +88,15 @@ class Search(TuiCase):
         matches = {m.group(1) for m in map(self.leak_row.search, s.lines) if m}
         self.assertTrue(1 <= len(matches) <= 3, "at most 3 matches with limit 3:\n" + s.dump())
 
+    def test_find_address_where_no_closure_lives(self):
+        t = self.paused(self.d)
+        stale = "0x%x" % (int(self.match["address"], 16) + 8)  # inside the first Leak
+        for addr in (stale, "0x10"):
+            self.search(t, addr, key="C-a")
+            s = t.wait_text("no closure lives at %s in this pause" % addr,
+                            what="the stale-address message (issue 9, item 4)")
+            self.assertNotIn("refused", s.text)
+
     def test_ctrl_g_inverts_and_ctrl_w_clears(self):
         t = self.paused(self.d)
         before = t.screen()
