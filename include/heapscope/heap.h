@@ -23,25 +23,101 @@
 
 /* ---- where the bytes come from --------------------------------------- */
 
+/* A heap reads through a heap_source: a live, paused debuggee
+ * (heap_source_live) or a snapshot (the store). The contract is the heap's,
+ * not the wire's: answers are decoded values keyed by what identifies them,
+ * and every call returns
+ *   HS_OK             with the answer;
+ *   HEAP_UNAVAILABLE  when the source has no answer for this key (a debuggee
+ *                     without that data, a snapshot that did not record it),
+ *                     err saying why: the heap shows the thing as unknown or
+ *                     fails only the closure that needed it;
+ *   any other status  when the source itself failed (I/O, timeout, a
+ *                     corrupt file): the operation ends with it.
+ * Memory an answer hands over is the heap's (freed with free()). */
+#define HEAP_UNAVAILABLE HS_ERR_NOT_FOUND
+
+/* One block group of the heap: len bytes of memory starting at start. */
+typedef struct heap_block {
+    uint64_t start;
+    uint32_t len;
+    uint16_t flags; /* the RTS block flags, as sent */
+    const uint8_t *data; /* NULL until loaded (a lazy source) */
+} heap_block;
+
+/* Block groups, with the allocations their data points into. */
+typedef struct heap_block_list {
+    heap_block *items;
+    size_t count;
+    void **owned; /* freed with the list */
+    size_t n_owned, owned_cap;
+} heap_block_list;
+
+/* Hands buf (from malloc) to the list, to be freed with it. On false (out
+ * of memory) buf has been freed. */
+bool heap_block_list_adopt(heap_block_list *l, void *buf);
+void heap_block_list_free(heap_block_list *l);
+
+/* n byte strings answering n requests, pointing into `storage`. */
+typedef struct heap_blob {
+    const uint8_t *data;
+    size_t len;
+} heap_blob;
+
+typedef struct heap_blobs {
+    heap_blob *items; /* count entries */
+    size_t count;
+    void *storage; /* freed with the blobs; may be NULL */
+} heap_blobs;
+void heap_blobs_free(heap_blobs *b);
+
+/* A pointer map: bits[i] is 1 when word i is a pointer. */
+typedef struct heap_bitmap {
+    uint8_t *bits; /* count bytes, from malloc */
+    size_t count;
+} heap_bitmap;
+
+struct heap_info;
+
+#define HEAP_MAX_BATCH 65535u /* most keys in one closures / info_tables / srts call */
+
 typedef struct heap_source_ops {
     hs_status (*version)(void *self, wire_version *out, hs_error *err);
     hs_status (*roots)(void *self, wire_ptr_list *out, hs_error *err);
     hs_status (*saved_objects)(void *self, wire_ptr_list *out, hs_error *err);
-    hs_status (*all_blocks)(void *self, wire_block_list *out, hs_error *err);
-    hs_status (*closures)(void *self, const uint64_t *ptrs, size_t n, wire_blobs *out,
+    /* Every block group of the pause. A lazy source may leave data NULL
+     * and load groups when load_block is asked. */
+    hs_status (*blocks)(void *self, heap_block_list *out, hs_error *err);
+    /* Optional (NULL: blocks always come loaded). Sets out->items[i].data,
+     * and may set others' too (adopting the memory into out). */
+    hs_status (*load_block)(void *self, heap_block_list *out, size_t i, hs_error *err);
+    /* Closures outside the blocks (static ones): for each untagged address
+     * the bytes from it onwards (at least its whole closure). */
+    hs_status (*closures)(void *self, const uint64_t *addrs, size_t n, heap_blobs *out,
                           hs_error *err);
-    hs_status (*info_tables)(void *self, const uint64_t *infos, size_t n, wire_blobs *out,
+    /* The raw bytes of each info table (heap-layout.md §3), as GHC has them. */
+    hs_status (*info_tables)(void *self, const uint64_t *infos, size_t n, heap_blobs *out,
                              hs_error *err);
+    /* out[i]: the SRT closure of info table infos[i], 0 = none. */
     hs_status (*srts)(void *self, const uint64_t *infos, size_t n, uint64_t *out, hs_error *err);
-    hs_status (*stack_bitmap)(void *self, uint64_t sp, uint32_t offset, wire_bitmap *out,
+    /* The pointer map of the frame at sp + offset whose info table is
+     * frame_info: a RET_BIG frame's belongs to its info table, a RET_FUN
+     * frame's to the frame (its function and size). */
+    hs_status (*frame_bitmap)(void *self, uint64_t sp, uint32_t offset,
+                              const struct heap_info *frame_info, heap_bitmap *out,
                               hs_error *err);
-    hs_status (*fun_bitmap)(void *self, uint64_t fun, uint16_t n, wire_bitmap *out,
-                            hs_error *err);
-    hs_status (*con_desc)(void *self, uint64_t info, wire_con_desc *out, hs_error *err);
+    /* The argument map of n words for the function closure fun, whose info
+     * table is fun_info (a FUN type): it belongs to (fun_info, n). */
+    hs_status (*fun_bitmap)(void *self, uint64_t fun, const struct heap_info *fun_info,
+                            uint16_t n, heap_bitmap *out, hs_error *err);
+    /* The constructor description text, e.g. "ghc-prim:GHC.Types:I#"
+     * (wire-protocol.md §7.10), NUL-terminated, from malloc. */
+    hs_status (*con_desc)(void *self, uint64_t info, char **text, hs_error *err);
     hs_status (*source_info)(void *self, uint64_t info, wire_source_info *out, hs_error *err);
+    /* Cost centres (profiled debuggees only; else HEAP_UNAVAILABLE). */
     hs_status (*ccs)(void *self, uint64_t ccs, wire_ccs *out, hs_error *err);
     hs_status (*cc)(void *self, uint64_t cc, wire_cc *out, hs_error *err);
-    hs_status (*index_table)(void *self, uint64_t table, wire_index_entry *out, hs_error *err);
+    hs_status (*index_entry)(void *self, uint64_t entry, wire_index_entry *out, hs_error *err);
     hs_status (*ccs_main)(void *self, uint64_t *out, hs_error *err);
 } heap_source_ops;
 
@@ -78,7 +154,8 @@ const wire_ptr_list *heap_roots(const heap *h);
 const wire_ptr_list *heap_saved_objects(const heap *h);
 size_t heap_block_count(const heap *h);
 uint64_t heap_block_bytes(const heap *h);
-heap_source heap_get_source(const heap *h);
+/* The VERSION profiling mode (enum wire_prof_mode). */
+uint8_t heap_prof_mode(const heap *h);
 
 /* Bytes of memory at addr: inside a fetched block (the tail of its group),
  * or a static closure's image (fetched with CLOSURES and kept). *len says
@@ -86,12 +163,19 @@ heap_source heap_get_source(const heap *h);
  * closure the debuggee sent fewer bytes for is an HS_ERR_PROTOCOL error. */
 hs_status heap_memory(heap *h, uint64_t addr, const uint8_t **bytes, size_t *len,
                       hs_error *err);
-/* The bytes at addr if they are already here (a fetched block or a kept
- * static image), else NULL; never sends a request. *len >= 8 as above. */
+/* The bytes at addr if they are already here (a loaded block or a kept
+ * static image), else NULL; never asks the source. *len >= 8 as above. */
 const uint8_t *heap_memory_cached(const heap *h, uint64_t addr, size_t *len);
-/* Fetches the images of many static closures in batched CLOSURES requests
- * (addresses inside blocks and already-known ones are skipped). */
+/* Makes the bytes of many closures available: loads the block groups of a
+ * lazy source that hold them, and fetches the images of static closures in
+ * batched requests (addresses already here are skipped). */
 hs_status heap_prefetch_statics(heap *h, const uint64_t *addrs, size_t n, hs_error *err);
+/* heap_prefetch_statics, then the info tables of all of those closures:
+ * what showing many closures at once needs, in few requests. */
+hs_status heap_prefetch(heap *h, const uint64_t *addrs, size_t n, hs_error *err);
+/* Loads every block group a lazy source left unloaded (a no-op when all are
+ * here): what a snapshot writer needs. */
+hs_status heap_load_all_blocks(heap *h, hs_error *err);
 /* True when addr lies inside a fetched block group. */
 bool heap_in_blocks(const heap *h, uint64_t addr);
 /* The address range the fetched blocks span: [*lo, *hi); both 0 if none. */
@@ -244,6 +328,22 @@ hs_status heap_decode_named(heap *h, uint64_t addr, heap_closure *out, hs_error 
  * heap_memory_cached, len >= 8) and its info table: the traversal's path. */
 hs_status heap_decode_known(heap *h, uint64_t addr, const uint8_t *bytes, size_t len,
                             const heap_info *info, heap_closure *out, hs_error *err);
+
+/* The era of a closure's profiling header (retainers-and-eras.md §5):
+ * true with *era set when the heap is era-profiled (+RTS -he) and the
+ * closure has a header, else false. */
+bool heap_closure_era(const heap *h, const heap_closure *c, uint64_t *era);
+
+/* ---- cost centres (profiled debuggees) ------------------------------- */
+
+/* Each asked once per pause; the answers stay valid until heap_refresh or
+ * heap_free. HEAP_UNAVAILABLE when the debuggee has no cost centres. */
+hs_status heap_ccs(heap *h, uint64_t ccs, const wire_ccs **out, hs_error *err);
+hs_status heap_cc(heap *h, uint64_t cc, const wire_cc **out, hs_error *err);
+hs_status heap_index_entry(heap *h, uint64_t entry, const wire_index_entry **out,
+                           hs_error *err);
+/* CCS_MAIN, the root cost-centre stack (0 when none). */
+hs_status heap_ccs_main(heap *h, uint64_t *out, hs_error *err);
 
 /* Splits an IPE position "<file>:<span>" at the colon before the span
  * ("app/Main.hs:12:5-20" -> "app/Main.hs", "12:5-20"); a position without

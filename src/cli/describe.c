@@ -21,9 +21,8 @@ static hs_status step_of(heap *h, const heap_closure *c, char *label, size_t cap
         .size = c->size,
         .label = label,
         .ipe = ipe,
-        .has_era = c->prof.present && heap_version(h)->prof_mode == WIRE_PROF_ERA,
-        .era = c->prof.word,
     };
+    s->has_era = heap_closure_era(h, c, &s->era);
     return HS_OK;
 }
 

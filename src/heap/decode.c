@@ -139,7 +139,7 @@ static const uint16_t k_bq[] = {HEAP_EDGE_LINK, HEAP_EDGE_BLACKHOLE, HEAP_EDGE_O
  * u64 bit count, then words, bit 0 = pointer), so it cannot be cached by
  * info pointer: every BCO shares one info table. */
 static hs_status bco_arg_bitmap(decode_ctx *d, uint64_t fun, const uint8_t *fp, size_t flen,
-                                uint32_t n, wire_bitmap *tmp) {
+                                uint32_t n, heap_bitmap *tmp) {
     size_t at = d->hdr + 32;
     if (flen < at + 8)
         return heap_dec_bad(d, "its function, BCO 0x%llx, is truncated", (unsigned long long)fun);
@@ -150,7 +150,7 @@ static hs_status bco_arg_bitmap(decode_ctx *d, uint64_t fun, const uint8_t *fp, 
                             (unsigned long long)fun, n);
     if (!(tmp->bits = malloc(n)))
         return heap_dec_nomem(d);
-    tmp->count = tmp->cap = n;
+    tmp->count = n;
     for (uint32_t i = 0; i < n; i++)
         tmp->bits[i] = !(hs_load_le64(fp + at + 8 + 8 * (i / 64)) >> (i % 64) & 1);
     return HS_OK;
@@ -160,7 +160,7 @@ static hs_status bco_arg_bitmap(decode_ctx *d, uint64_t fun, const uint8_t *fp, 
  * §9), so they are cached by (info pointer, n). The key packs both: user
  * space info pointers are below 2^48 and n fits 16 bits. */
 hs_status heap_dec_fun_bitmap(decode_ctx *d, uint64_t fun, uint32_t n, const uint8_t **bits,
-                              wire_bitmap *tmp) {
+                              heap_bitmap *tmp) {
     *bits = NULL;
     if (n == 0)
         return HS_OK;
@@ -179,7 +179,7 @@ hs_status heap_dec_fun_bitmap(decode_ctx *d, uint64_t fun, uint32_t n, const uin
     if (flen < 8)
         return heap_dec_bad(d, "its function 0x%llx is truncated", (unsigned long long)fun);
     uint64_t finfo = hs_load_le64(fp);
-    uint64_t key = finfo && (finfo >> 48) == 0 ? finfo | (uint64_t)n << 48 : 0;
+    uint64_t key = heap_fun_bitmap_key(finfo, n);
     uint64_t *hit = key ? u64map_find(&h->fun_bitmaps, key) : NULL;
     if (hit) {
         *bits = ((const heap_cached_bitmap *)(uintptr_t)*hit)->bits;
@@ -200,7 +200,7 @@ hs_status heap_dec_fun_bitmap(decode_ctx *d, uint64_t fun, uint32_t n, const uin
     if (fi->type < HS_FUN || fi->type > HS_FUN_STATIC)
         return heap_dec_bad(d, "its function 0x%llx is a %s", (unsigned long long)fun,
                             hs_closure_type_name(fi->type));
-    st = h->src.ops->fun_bitmap(h->src.self, fun, (uint16_t)n, tmp, d->err);
+    st = h->src.ops->fun_bitmap(h->src.self, fun, fi, (uint16_t)n, tmp, d->err);
     if (st != HS_OK)
         return d->err ? hs_fail_context(d->err, "FUN_BITMAP of 0x%llx for closure 0x%llx",
                                          (unsigned long long)fun,
@@ -212,11 +212,9 @@ hs_status heap_dec_fun_bitmap(decode_ctx *d, uint64_t fun, uint32_t n, const uin
     *bits = tmp->bits;
     if (!key)
         return HS_OK;
-    heap_cached_bitmap *cb = malloc(sizeof *cb + n);
+    heap_cached_bitmap *cb = heap_cache_bitmap(tmp->bits, n);
     if (!cb)
         return heap_dec_nomem(d);
-    cb->count = n;
-    memcpy(cb->bits, tmp->bits, n);
     if (!u64map_put(&h->fun_bitmaps, key, (uintptr_t)cb)) {
         free(cb);
         return heap_dec_nomem(d);
@@ -240,7 +238,7 @@ static hs_status decode_pap(decode_ctx *d, bool ap) {
     c->count = n;
     c->size = (uint32_t)(pay + 8 * (size_t)n);
     const uint8_t *bits = NULL;
-    wire_bitmap tmp = {0};
+    heap_bitmap tmp = {0};
     hs_status st = heap_dec_fun_bitmap(d, fun, n, &bits, &tmp);
     if (st == HS_OK)
         st = dec_reserve(d, (size_t)n + 1, n);
@@ -254,7 +252,7 @@ static hs_status decode_pap(decode_ctx *d, bool ap) {
                 c->words[c->n_words++] = w;
         }
     }
-    wire_bitmap_free(&tmp);
+    free(tmp.bits);
     return st;
 }
 

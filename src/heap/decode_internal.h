@@ -63,7 +63,7 @@ static inline void dec_edge(heap_closure *c, uint64_t raw, uint16_t kind, uint16
  * when word i is a pointer; NULL means no pointers. tmp holds an answer
  * that could not be cached; the caller frees it. */
 hs_status heap_dec_fun_bitmap(decode_ctx *d, uint64_t fun, uint32_t n, const uint8_t **bits,
-                              wire_bitmap *tmp);
+                              heap_bitmap *tmp);
 
 /* Families, each filling d->c (size, edges, words, type-specific fields). */
 hs_status heap_dec_stack(decode_ctx *d);    /* STACK */

@@ -36,31 +36,31 @@ static hs_status bitmap_failed(decode_ctx *d, uint64_t frame) {
                   : HS_ERR_PROTOCOL;
 }
 
-/* RET_BIG: the large bitmap belongs to the info table, so one answer per
- * info pointer serves every frame that uses it. */
-static hs_status ret_big_map(decode_ctx *d, uint64_t sp, uint32_t off, uint64_t ip,
-                             frame_map *m) {
+/* The pointer map of a RET_BIG or RET_FUN frame, asked once: a RET_BIG
+ * map belongs to the info table, so one answer serves every frame using
+ * it; a RET_FUN map (from the frame's function and size) to the frame,
+ * kept for this pause. */
+static hs_status asked_map(decode_ctx *d, uint64_t sp, uint32_t off, const heap_info *fi,
+                           frame_map *m) {
     heap *h = d->h;
-    uint64_t *hit = u64map_find(&h->frame_bitmaps, ip);
+    bool per_frame = fi->type == HS_RET_FUN;
+    u64map *cache = per_frame ? &h->ret_fun_bitmaps : &h->frame_bitmaps;
+    uint64_t key = per_frame ? sp + off : fi->ptr;
+    uint64_t *hit = u64map_find(cache, key);
     if (!hit) {
-        wire_bitmap bm = {0};
-        hs_status st = h->src.ops->stack_bitmap(h->src.self, sp, off, &bm, d->err);
-        if (st != HS_OK) {
-            wire_bitmap_free(&bm);
+        heap_bitmap bm = {0};
+        hs_status st = h->src.ops->frame_bitmap(h->src.self, sp, off, fi, &bm, d->err);
+        heap_cached_bitmap *cb = st == HS_OK ? heap_cache_bitmap(bm.bits, bm.count) : NULL;
+        free(bm.bits);
+        if (st != HS_OK)
             return bitmap_failed(d, sp + off);
-        }
-        heap_cached_bitmap *cb = malloc(sizeof *cb + bm.count);
-        if (cb) {
-            cb->count = bm.count;
-            if (bm.count)
-                memcpy(cb->bits, bm.bits, bm.count);
-        }
-        wire_bitmap_free(&bm);
-        if (!cb || !u64map_put(&h->frame_bitmaps, ip, (uintptr_t)cb)) {
+        if (cb && per_frame)
+            cb->owner = fi->ptr;
+        if (!cb || !u64map_put(cache, key, (uintptr_t)cb)) {
             free(cb);
             return heap_dec_nomem(d);
         }
-        hit = u64map_find(&h->frame_bitmaps, ip);
+        hit = u64map_find(cache, key);
     }
     const heap_cached_bitmap *cb = (const heap_cached_bitmap *)(uintptr_t)*hit;
     m->n = cb->count;
@@ -123,24 +123,19 @@ static hs_status walk_frames(decode_ctx *d, uint64_t sp, const uint8_t *q, size_
                                             (unsigned long long)d->c->addr)
                           : st;
         frame_map m = {0, 0, NULL, 1};
-        wire_bitmap tmp = {0};
         if (small_bitmap_frame(fi->type)) {
             m.n = fi->layout & 0x3F;
             m.small = fi->layout >> 6;
         } else if (fi->type == HS_RET_BIG) {
-            st = ret_big_map(d, sp, (uint32_t)off, ip, &m);
+            st = asked_map(d, sp, (uint32_t)off, fi, &m);
         } else if (fi->type == HS_RET_FUN) {
             /* n comes from the frame's size word and the function's bitmap;
-             * the stub knows both, and the answer is per frame. */
+             * the source knows both, and the answer is per frame. */
             m.hdr_words = 3;
             if (len - off < 24)
                 return heap_dec_bad(d, "RET_FUN frame at 0x%llx is cut off",
                                     (unsigned long long)(sp + off));
-            st = d->h->src.ops->stack_bitmap(d->h->src.self, sp, (uint32_t)off, &tmp, d->err);
-            if (st != HS_OK)
-                st = bitmap_failed(d, sp + off);
-            m.n = tmp.count;
-            m.bits = tmp.bits;
+            st = asked_map(d, sp, (uint32_t)off, fi, &m);
         } else {
             break;
         }
@@ -150,7 +145,6 @@ static hs_status walk_frames(decode_ctx *d, uint64_t sp, const uint8_t *q, size_
                               m.hdr_words + m.n, (len - off) / 8);
         if (st == HS_OK)
             st = emit_frame(d, q + off, (uint32_t)off, ip, fi, &m);
-        wire_bitmap_free(&tmp);
         if (st != HS_OK)
             return st;
         off += 8 * (m.hdr_words + m.n);

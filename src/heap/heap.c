@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "heap_internal.h"
+#include "heapscope/grow.h"
 
 #define BLOCK_SHIFT 12
 /* The direct block table costs 4 bytes per 4 KiB of address span; beyond
@@ -11,7 +12,7 @@
 #define MAX_TABLE_ENTRIES (UINT64_C(64) << 20)
 
 static int cmp_start(const void *a, const void *b, void *ctx) {
-    const wire_block_list *bl = ctx;
+    const heap_block_list *bl = ctx;
     uint64_t x = bl->items[*(const uint32_t *)a].start, y = bl->items[*(const uint32_t *)b].start;
     return x < y ? -1 : x > y;
 }
@@ -25,7 +26,7 @@ static hs_status index_blocks(heap *h, hs_error *err) {
         return hs_fail(err, HS_ERR_NOMEM, "out of memory indexing %zu block groups", n);
     uint64_t lo = UINT64_MAX, hi = 0;
     for (size_t i = 0; i < n; i++) {
-        const wire_raw_block *b = &h->blocks.items[i];
+        const heap_block *b = &h->blocks.items[i];
         h->sorted[i] = (uint32_t)i;
         h->block_bytes += b->len;
         if (b->len == 0)
@@ -46,7 +47,7 @@ static hs_status index_blocks(heap *h, hs_error *err) {
     if (!h->block_table)
         return HS_OK; /* the search still works, only slower */
     for (size_t i = 0; i < n; i++) {
-        const wire_raw_block *b = &h->blocks.items[i];
+        const heap_block *b = &h->blocks.items[i];
         uint64_t first = (b->start - h->span_lo) >> BLOCK_SHIFT;
         uint64_t count = ((uint64_t)b->len + (1u << BLOCK_SHIFT) - 1) >> BLOCK_SHIFT;
         for (uint64_t k = 0; k < count && first + k < h->span_blocks; k++)
@@ -63,7 +64,7 @@ long heap_find_group(const heap *h, uint64_t addr) {
         if (k >= h->span_blocks || !h->block_table[k])
             return -1;
         long g = (long)h->block_table[k] - 1;
-        const wire_raw_block *b = &h->blocks.items[g];
+        const heap_block *b = &h->blocks.items[g];
         return addr - b->start < b->len ? g : -1;
     }
     size_t lo = 0, hi = h->blocks.count;
@@ -77,7 +78,7 @@ long heap_find_group(const heap *h, uint64_t addr) {
     if (lo == 0)
         return -1;
     long g = h->sorted[lo - 1];
-    const wire_raw_block *b = &h->blocks.items[g];
+    const heap_block *b = &h->blocks.items[g];
     return addr - b->start < b->len ? g : -1;
 }
 
@@ -88,24 +89,83 @@ void heap_block_span(const heap *h, uint64_t *lo, uint64_t *hi) {
     *hi = h->span_lo + (h->span_blocks << BLOCK_SHIFT);
 }
 
-static void free_map_values(u64map *m) {
+void heap_free_map_values(u64map *m) {
     for (size_t i = 0; i < m->cap; i++)
         if (m->keys[i])
             free((void *)(uintptr_t)m->values[i]);
     u64map_free(m);
 }
 
+heap_cached_bitmap *heap_cache_bitmap(const uint8_t *bits, size_t count) {
+    heap_cached_bitmap *cb = malloc(sizeof *cb + count);
+    if (cb) {
+        cb->count = count;
+        cb->owner = 0;
+        if (count)
+            memcpy(cb->bits, bits, count);
+    }
+    return cb;
+}
+
+bool heap_block_list_adopt(heap_block_list *l, void *buf) {
+    if (!hs_grow((void **)&l->owned, &l->owned_cap, l->n_owned + 1, sizeof *l->owned)) {
+        free(buf);
+        return false;
+    }
+    l->owned[l->n_owned++] = buf;
+    return true;
+}
+
+void heap_block_list_free(heap_block_list *l) {
+    for (size_t i = 0; i < l->n_owned; i++)
+        free(l->owned[i]);
+    free(l->owned);
+    free(l->items);
+    *l = (heap_block_list){0};
+}
+
+void heap_blobs_free(heap_blobs *b) {
+    free(b->items);
+    free(b->storage);
+    *b = (heap_blobs){0};
+}
+
+hs_status heap_load_group(heap *h, size_t g, hs_error *err) {
+    if (h->blocks.items[g].data)
+        return HS_OK;
+    if (!h->src.ops->load_block)
+        return hs_fail(err, HS_ERR_INTERNAL, "block group %zu has no bytes", g);
+    hs_status st = h->src.ops->load_block(h->src.self, &h->blocks, g, err);
+    if (st == HS_OK && !h->blocks.items[g].data)
+        st = hs_fail(err, HS_ERR_INTERNAL, "the source did not load block group %zu", g);
+    if (st != HS_OK)
+        return hs_fail_context(err, "block group at 0x%llx",
+                               (unsigned long long)h->blocks.items[g].start);
+    return HS_OK;
+}
+
+hs_status heap_load_all_blocks(heap *h, hs_error *err) {
+    for (size_t g = 0; g < h->blocks.count; g++) {
+        hs_status st = heap_load_group(h, g, err);
+        if (st != HS_OK)
+            return st;
+    }
+    return HS_OK;
+}
+
 /* Everything read from the heap itself: valid for one pause only. */
 static void drop_heap_contents(heap *h) {
     wire_ptr_list_free(&h->roots);
     wire_ptr_list_free(&h->saved);
-    wire_block_list_free(&h->blocks);
+    heap_block_list_free(&h->blocks);
     free(h->sorted);
     free(h->block_table);
     h->sorted = NULL;
     h->block_table = NULL;
     h->span_lo = h->span_blocks = h->block_bytes = 0;
-    free_map_values(&h->statics);
+    heap_free_map_values(&h->statics);
+    heap_free_map_values(&h->ret_fun_bitmaps);
+    heap_cost_drop(h);
 }
 
 hs_status heap_refresh(heap *h, hs_error *err) {
@@ -115,7 +175,7 @@ hs_status heap_refresh(heap *h, hs_error *err) {
     if (st == HS_OK)
         st = src.ops->saved_objects(src.self, &h->saved, err);
     if (st == HS_OK)
-        st = src.ops->all_blocks(src.self, &h->blocks, err);
+        st = src.ops->blocks(src.self, &h->blocks, err);
     if (st == HS_OK)
         st = index_blocks(h, err);
     if (st != HS_OK)
@@ -149,8 +209,8 @@ void heap_free(heap *h) {
     if (!h)
         return;
     drop_heap_contents(h);
-    free_map_values(&h->frame_bitmaps);
-    free_map_values(&h->fun_bitmaps);
+    heap_free_map_values(&h->frame_bitmaps);
+    heap_free_map_values(&h->fun_bitmaps);
     heap_infos_free(h);
     free(h);
 }
@@ -161,4 +221,4 @@ const wire_ptr_list *heap_roots(const heap *h) { return &h->roots; }
 const wire_ptr_list *heap_saved_objects(const heap *h) { return &h->saved; }
 size_t heap_block_count(const heap *h) { return h->blocks.count; }
 uint64_t heap_block_bytes(const heap *h) { return h->block_bytes; }
-heap_source heap_get_source(const heap *h) { return h->src; }
+uint8_t heap_prof_mode(const heap *h) { return h->version.prof_mode; }

@@ -11,10 +11,11 @@ typedef struct heap_static_image {
     uint8_t bytes[];
 } heap_static_image;
 
-/* A cached bitmap answer (RET_BIG frames by info pointer, fun bitmaps by
- * function info pointer and length). */
+/* A cached bitmap answer (RET_BIG frames by info pointer, RET_FUN frames by
+ * frame address, fun bitmaps by function info pointer and length). */
 typedef struct heap_cached_bitmap {
     size_t count;
+    uint64_t owner; /* RET_FUN frames: the frame's info pointer */
     uint8_t bits[];
 } heap_cached_bitmap;
 
@@ -29,7 +30,7 @@ struct heap {
 
     /* block store: groups as fetched, an index sorted by start, and a table
      * from 4 KiB block number (relative to span_lo) to group index + 1 */
-    wire_block_list blocks;
+    heap_block_list blocks;
     uint32_t *sorted;
     uint64_t span_lo;
     uint64_t span_blocks;
@@ -39,13 +40,46 @@ struct heap {
     u64map statics;      /* address -> heap_static_image* */
     u64map infos;        /* info pointer -> heap_info* */
     u64map frame_bitmaps; /* RET_BIG info pointer -> heap_cached_bitmap* */
-    u64map fun_bitmaps;  /* hash of (function info pointer, n) -> heap_cached_bitmap* */
+    u64map fun_bitmaps;  /* (function info pointer | n << 48) -> heap_cached_bitmap* */
+    u64map ret_fun_bitmaps; /* RET_FUN frame address -> heap_cached_bitmap*, this pause */
+
+    /* cost centres of this pause (heap_cost.c) */
+    u64map ccs;   /* address -> wire_ccs* */
+    u64map cc;    /* address -> wire_cc* */
+    u64map index; /* address -> wire_index_entry* */
+    uint64_t ccs_main;
+    bool ccs_main_known;
 };
+
+/* The key of a function bitmap in fun_bitmaps; 0 when it has none. */
+static inline uint64_t heap_fun_bitmap_key(uint64_t fun_info, uint32_t n) {
+    return fun_info && (fun_info >> 48) == 0 && n <= UINT16_MAX ? fun_info | (uint64_t)n << 48
+                                                                 : 0;
+}
+
+/* Frees every value of m (allocated with malloc) and the map. */
+void heap_free_map_values(u64map *m);
+/* Copies a bitmap answer into a cached one; NULL when out of memory. */
+heap_cached_bitmap *heap_cache_bitmap(const uint8_t *bits, size_t count);
+
+/* heap_info plus the storage its pointers refer to (infos.c). */
+typedef struct info_entry {
+    heap_info pub; /* first: a heap_info* is an info_entry* */
+    wire_con_desc desc;
+    wire_source_info ipe;
+    uint8_t raw[40]; /* the info table's bytes as the source gave them */
+    uint8_t raw_len;
+    bool srt_asked; /* pub.srt is the source's answer */
+} info_entry;
 
 /* Index of the block group holding addr, or -1. */
 long heap_find_group(const heap *h, uint64_t addr);
 
 /* Frees the cached info tables (heap_free). */
 void heap_infos_free(heap *h);
+/* Drops the cost centres of a pause (heap_refresh, heap_free). */
+void heap_cost_drop(heap *h);
+/* Loads block group g of a lazy source. */
+hs_status heap_load_group(heap *h, size_t g, hs_error *err);
 
 #endif

@@ -8,12 +8,6 @@
 #include "heapscope/closure_type.h"
 #include "heap_internal.h"
 
-/* heap_info plus the storage its pointers refer to. */
-typedef struct info_entry {
-    heap_info pub; /* first: a heap_info* is an info_entry* */
-    wire_con_desc desc;
-    wire_source_info ipe;
-} info_entry;
 
 static bool may_have_srt(uint32_t type) {
     return (type >= HS_FUN && type <= HS_THUNK_STATIC) ||
@@ -21,11 +15,14 @@ static bool may_have_srt(uint32_t type) {
            (type >= HS_ATOMICALLY_FRAME && type <= HS_CATCH_STM_FRAME);
 }
 
-static hs_status parse_info(heap *h, uint64_t ptr, wire_slice raw, info_entry *e, hs_error *err) {
+static hs_status parse_info(heap *h, uint64_t ptr, heap_blob raw, info_entry *e, hs_error *err) {
     size_t want = h->info_bytes;
     if (raw.len != want && !(!h->version.tntc && raw.len == want + 8))
         return hs_fail(err, HS_ERR_PROTOCOL, "info table 0x%llx: %zu bytes, expected %zu",
                        (unsigned long long)ptr, raw.len, want);
+    _Static_assert(sizeof e->raw >= 40, "room for the largest info table");
+    memcpy(e->raw, raw.data, raw.len);
+    e->raw_len = (uint8_t)raw.len;
     const uint8_t *p = raw.data + raw.len - 16;
     e->pub.ptr = ptr;
     e->pub.layout = hs_load_le64(p);
@@ -40,8 +37,13 @@ static hs_status parse_info(heap *h, uint64_t ptr, wire_slice raw, info_entry *e
  * unknown rather than failing the whole decode. */
 static hs_status fetch_con_desc(heap *h, info_entry *e, hs_error *err) {
     hs_error local = {0};
-    hs_status st = h->src.ops->con_desc(h->src.self, e->pub.ptr, &e->desc, &local);
-    if (st == HS_ERR_BAD_COMMAND || st == HS_ERR_NOT_FOUND) {
+    char *text = NULL;
+    hs_status st = h->src.ops->con_desc(h->src.self, e->pub.ptr, &text, &local);
+    if (st == HS_OK)
+        st = text ? wire_parse_con_desc(text, strlen(text), &e->desc, &local)
+                  : hs_fail(&local, HS_ERR_INTERNAL, "the source answered no description");
+    free(text);
+    if (st == HEAP_UNAVAILABLE) {
         e->pub.con_package = e->pub.con_module = "";
         e->pub.con_name = "?";
         return HS_OK;
@@ -58,13 +60,16 @@ static hs_status fetch_con_desc(heap *h, info_entry *e, hs_error *err) {
 }
 
 static hs_status fetch_batch(heap *h, const uint64_t *ptrs, size_t n, hs_error *err) {
-    wire_blobs blobs = {0};
+    heap_blobs blobs = {0};
     info_entry **made = calloc(n, sizeof *made);
     uint64_t *srt_ptrs = malloc(n * sizeof *srt_ptrs), *srts = malloc(n * sizeof *srts);
     size_t n_srt = 0;
     hs_status st = made && srt_ptrs && srts ? HS_OK : hs_fail(err, HS_ERR_NOMEM, "out of memory");
     if (st == HS_OK)
         st = h->src.ops->info_tables(h->src.self, ptrs, n, &blobs, err);
+    if (st == HS_OK && blobs.count != n)
+        st = hs_fail(err, HS_ERR_INTERNAL, "the source answered %zu info tables for %zu",
+                     blobs.count, n);
     for (size_t i = 0; st == HS_OK && i < n; i++) {
         made[i] = calloc(1, sizeof *made[i]);
         if (!made[i]) {
@@ -80,8 +85,10 @@ static hs_status fetch_batch(heap *h, const uint64_t *ptrs, size_t n, hs_error *
     if (st == HS_OK && n_srt > 0)
         st = h->src.ops->srts(h->src.self, srt_ptrs, n_srt, srts, err);
     for (size_t i = 0, k = 0; st == HS_OK && i < n; i++) {
-        if (k < n_srt && srt_ptrs[k] == ptrs[i])
+        if (k < n_srt && srt_ptrs[k] == ptrs[i]) {
             made[i]->pub.srt = wire_untag(srts[k++]);
+            made[i]->srt_asked = true;
+        }
         if (!u64map_put(&h->infos, ptrs[i], (uintptr_t)made[i]))
             st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
         else
@@ -95,12 +102,12 @@ static hs_status fetch_batch(heap *h, const uint64_t *ptrs, size_t n, hs_error *
     free(made);
     free(srt_ptrs);
     free(srts);
-    wire_blobs_free(&blobs);
+    heap_blobs_free(&blobs);
     return st;
 }
 
 hs_status heap_info_prefetch(heap *h, const uint64_t *ptrs, size_t n, hs_error *err) {
-    uint64_t *batch = malloc(WIRE_MAX_PTRS_PER_REQUEST * sizeof *batch);
+    uint64_t *batch = malloc(HEAP_MAX_BATCH * sizeof *batch);
     if (!batch)
         return hs_fail(err, HS_ERR_NOMEM, "out of memory");
     u64map pending = {0};
@@ -117,7 +124,7 @@ hs_status heap_info_prefetch(heap *h, const uint64_t *ptrs, size_t n, hs_error *
             }
             batch[k++] = p;
         }
-        if (k == WIRE_MAX_PTRS_PER_REQUEST || (i == n && k > 0)) {
+        if (k == HEAP_MAX_BATCH || (i == n && k > 0)) {
             st = fetch_batch(h, batch, k, err);
             k = 0;
         }
@@ -158,7 +165,7 @@ hs_status heap_info_source(heap *h, const heap_info *info, const wire_source_inf
     info_entry *e = (info_entry *)info;
     if (!e->pub.ipe_fetched) {
         hs_status st = h->src.ops->source_info(h->src.self, e->pub.ptr, &e->ipe, err);
-        if (st != HS_OK && st != HS_ERR_BAD_COMMAND && st != HS_ERR_NOT_FOUND)
+        if (st != HS_OK && st != HEAP_UNAVAILABLE)
             return st;
         e->pub.ipe_fetched = true;
         e->pub.ipe = st == HS_OK && e->ipe.found ? &e->ipe : NULL;

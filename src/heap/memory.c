@@ -9,10 +9,13 @@
 #include <string.h>
 
 #include "heap_internal.h"
+#include "heapscope/bytes.h"
 
 #define INFO_POINTER_BYTES 8
 
-static hs_status keep_images(heap *h, const uint64_t *addrs, const wire_blobs *b, hs_error *err) {
+static hs_status keep_images(heap *h, const uint64_t *addrs, const heap_blobs *b, hs_error *err) {
+    if (b->count != 0 && !b->items)
+        return hs_fail(err, HS_ERR_INTERNAL, "the source answered no closure images");
     for (size_t i = 0; i < b->count; i++) {
         heap_static_image *img = malloc(sizeof *img + b->items[i].len);
         if (!img)
@@ -31,20 +34,24 @@ static hs_status keep_images(heap *h, const uint64_t *addrs, const wire_blobs *b
     return HS_OK;
 }
 
-static bool needs_fetch(const heap *h, uint64_t addr) {
+/* True when addr needs a CLOSURES request; loads the block group holding
+ * it first if a lazy source left it unloaded. */
+static hs_status needs_fetch(heap *h, uint64_t addr, bool *out, hs_error *err) {
+    *out = false;
     if (addr == 0)
-        return false;
+        return HS_OK;
     long g = heap_find_group(h, addr);
     if (g >= 0) {
-        const wire_raw_block *b = &h->blocks.items[g];
+        const heap_block *b = &h->blocks.items[g];
         if (b->len - (addr - b->start) >= INFO_POINTER_BYTES)
-            return false;
+            return heap_load_group(h, (size_t)g, err);
     }
-    return u64map_find(&h->statics, addr) == NULL;
+    *out = u64map_find(&h->statics, addr) == NULL;
+    return HS_OK;
 }
 
 hs_status heap_prefetch_statics(heap *h, const uint64_t *addrs, size_t n, hs_error *err) {
-    uint64_t *batch = malloc(WIRE_MAX_PTRS_PER_REQUEST * sizeof *batch);
+    uint64_t *batch = malloc(HEAP_MAX_BATCH * sizeof *batch);
     if (!batch)
         return hs_fail(err, HS_ERR_NOMEM, "out of memory");
     u64map pending = {0}; /* dedupe within this call */
@@ -53,7 +60,10 @@ hs_status heap_prefetch_statics(heap *h, const uint64_t *addrs, size_t n, hs_err
     for (size_t i = 0; st == HS_OK && i <= n; i++) {
         if (i < n) {
             uint64_t a = wire_untag(addrs[i]);
-            if (!needs_fetch(h, a) || u64map_find(&pending, a))
+            bool fetch;
+            if ((st = needs_fetch(h, a, &fetch, err)) != HS_OK)
+                break;
+            if (!fetch || u64map_find(&pending, a))
                 continue;
             if (!u64map_put(&pending, a, 1)) {
                 st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
@@ -61,12 +71,15 @@ hs_status heap_prefetch_statics(heap *h, const uint64_t *addrs, size_t n, hs_err
             }
             batch[k++] = a;
         }
-        if (k == WIRE_MAX_PTRS_PER_REQUEST || (i == n && k > 0)) {
-            wire_blobs blobs = {0};
+        if (k == HEAP_MAX_BATCH || (i == n && k > 0)) {
+            heap_blobs blobs = {0};
             st = h->src.ops->closures(h->src.self, batch, k, &blobs, err);
+            if (st == HS_OK && blobs.count != k)
+                st = hs_fail(err, HS_ERR_INTERNAL, "the source answered %zu closures for %zu",
+                             blobs.count, k);
             if (st == HS_OK)
                 st = keep_images(h, batch, &blobs, err);
-            wire_blobs_free(&blobs);
+            heap_blobs_free(&blobs);
             k = 0;
         }
     }
@@ -78,9 +91,11 @@ hs_status heap_prefetch_statics(heap *h, const uint64_t *addrs, size_t n, hs_err
 const uint8_t *heap_memory_cached(const heap *h, uint64_t addr, size_t *len) {
     long g = heap_find_group(h, addr);
     if (g >= 0) {
-        const wire_raw_block *b = &h->blocks.items[g];
+        const heap_block *b = &h->blocks.items[g];
         size_t off = (size_t)(addr - b->start);
         if (b->len - off >= INFO_POINTER_BYTES) {
+            if (!b->data) /* a lazy source's group, not loaded yet */
+                return NULL;
             *len = b->len - off;
             return b->data + off;
         }
@@ -115,4 +130,22 @@ hs_status heap_memory(heap *h, uint64_t addr, const uint8_t **bytes, size_t *len
                        (unsigned long long)addr, ((const heap_static_image *)(uintptr_t)*img)->len);
     return hs_fail(err, HS_ERR_INTERNAL, "closure 0x%llx was fetched but not kept",
                    (unsigned long long)addr);
+}
+
+hs_status heap_prefetch(heap *h, const uint64_t *addrs, size_t n, hs_error *err) {
+    hs_status st = heap_prefetch_statics(h, addrs, n, err);
+    uint64_t *infos = st == HS_OK ? malloc((n ? n : 1) * sizeof *infos) : NULL;
+    if (st == HS_OK && !infos)
+        return hs_fail(err, HS_ERR_NOMEM, "out of memory");
+    size_t m = 0;
+    for (size_t i = 0; st == HS_OK && i < n; i++) {
+        size_t len;
+        const uint8_t *b = heap_memory_cached(h, wire_untag(addrs[i]), &len);
+        if (b && len >= INFO_POINTER_BYTES && !heap_info_cached(h, hs_load_le64(b)))
+            infos[m++] = hs_load_le64(b);
+    }
+    if (st == HS_OK && m)
+        st = heap_info_prefetch(h, infos, m, err);
+    free(infos);
+    return st;
 }

@@ -28,46 +28,43 @@ static hs_status nomem(hs_error *err) {
 }
 
 /* The id of the cost centre of CCS s, and its index table. */
-static hs_status ccs_info(heap_source src, uint64_t s, int64_t *id, uint64_t *table,
-                          hs_error *err) {
-    wire_ccs ccs;
-    hs_status st = src.ops->ccs(src.self, s, &ccs, err);
+static hs_status ccs_info(heap *h, uint64_t s, int64_t *id, uint64_t *table, hs_error *err) {
+    const wire_ccs *ccs;
+    hs_status st = heap_ccs(h, s, &ccs, err);
     if (st != HS_OK)
         return hs_fail_context(err, "cost-centre stack 0x%llx", (unsigned long long)s);
-    wire_cc cc;
-    st = src.ops->cc(src.self, ccs.cc, &cc, err);
+    const wire_cc *cc;
+    st = heap_cc(h, ccs->cc, &cc, err);
     if (st != HS_OK)
-        return hs_fail_context(err, "cost centre 0x%llx", (unsigned long long)ccs.cc);
-    *id = cc.id;
-    *table = ccs.index_table;
-    wire_cc_free(&cc);
+        return hs_fail_context(err, "cost centre 0x%llx", (unsigned long long)ccs->cc);
+    *id = cc->id;
+    *table = ccs->index_table;
     return HS_OK;
 }
 
 /* Pushes the stacks of s's index table onto todo: all of them into the
  * set when collecting, and onto todo those not reached by a back edge. */
-static hs_status children(heap_source src, uint64_t table, bool collecting, u64map *set,
+static hs_status children(heap *h, uint64_t table, bool collecting, u64map *set,
                           ccs_stack *todo, hs_error *err) {
     for (uint64_t e = table, n = 0; e; n++) {
         if (n >= MAX_CCS)
             return hs_fail(err, HS_ERR_PROTOCOL, "an index table of cost-centre stacks has no end");
-        wire_index_entry entry;
-        hs_status st = src.ops->index_table(src.self, e, &entry, err);
+        const wire_index_entry *entry;
+        hs_status st = heap_index_entry(h, e, &entry, err);
         if (st != HS_OK)
             return hs_fail_context(err, "index table entry 0x%llx", (unsigned long long)e);
-        if (collecting && entry.ccs && !u64map_put(set, entry.ccs, 1))
+        if (collecting && entry->ccs && !u64map_put(set, entry->ccs, 1))
             return nomem(err);
-        if (!entry.back_edge && entry.ccs && !push(todo, entry.ccs))
+        if (!entry->back_edge && entry->ccs && !push(todo, entry->ccs))
             return nomem(err);
-        e = entry.next;
+        e = entry->next;
     }
     return HS_OK;
 }
 
 hs_status query_ccs_collect(heap *h, int64_t wanted, u64map *set, hs_error *err) {
-    heap_source src = heap_get_source(h);
     uint64_t main_ccs;
-    hs_status st = src.ops->ccs_main(src.self, &main_ccs, err);
+    hs_status st = heap_ccs_main(h, &main_ccs, err);
     if (st != HS_OK)
         return hs_fail_context(err, "finding the cost-centre stacks of cost centre %lld",
                                (long long)wanted);
@@ -87,11 +84,11 @@ hs_status query_ccs_collect(heap *h, int64_t wanted, u64map *set, hs_error *err)
         }
         int64_t id = 0;
         uint64_t table = 0;
-        st = ccs_info(src, s, &id, &table, err);
+        st = ccs_info(h, s, &id, &table, err);
         if (st == HS_OK && id == wanted)
             st = u64map_put(set, s, 1) && push(&collect, s) ? HS_OK : nomem(err);
         else if (st == HS_OK)
-            st = children(src, table, false, set, &find, err);
+            st = children(h, table, false, set, &find, err);
     }
     /* collect: everything below a found stack */
     u64map expanded = {0};
@@ -103,12 +100,12 @@ hs_status query_ccs_collect(heap *h, int64_t wanted, u64map *set, hs_error *err)
             st = nomem(err);
             break;
         }
-        wire_ccs ccs;
-        st = src.ops->ccs(src.self, s, &ccs, err);
+        const wire_ccs *ccs;
+        st = heap_ccs(h, s, &ccs, err);
         if (st != HS_OK)
             st = hs_fail_context(err, "cost-centre stack 0x%llx", (unsigned long long)s);
         else
-            st = children(src, ccs.index_table, true, set, &collect, err);
+            st = children(h, ccs->index_table, true, set, &collect, err);
     }
     free(find.items);
     free(collect.items);

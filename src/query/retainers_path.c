@@ -98,10 +98,7 @@ static hs_status fill(query_path_builder *b, text_arena *a, query_step *s, const
                       hs_error *err) {
     *s = (query_step){.addr = c->addr, .info_ptr = c->info_ptr, .info = c->info,
                       .type = c->type, .size = c->size};
-    if (c->prof.present && heap_version(b->h)->prof_mode == WIRE_PROF_ERA) {
-        s->has_era = true;
-        s->era = c->prof.word;
-    }
+    s->has_era = heap_closure_era(b->h, c, &s->era);
     hs_status st = c->info ? heap_info_source(b->h, c->info, &s->ipe, err) : HS_OK;
     if (st != HS_OK)
         return st;

@@ -107,22 +107,9 @@ void tui_rows_prefetch(tui_app *app, tui_tree *t, size_t first, size_t count) {
             addrs[k++] = node->addr;
     }
     hs_error err;
-    /* batched: the static closures, then the info tables of all of them;
-     * a failure here just leaves the work to the row-by-row decode */
-    if (k && heap_prefetch_statics(h, addrs, k, &err) == HS_OK) {
-        size_t m = 0;
-        for (size_t i = 0; i < k; i++) {
-            size_t len;
-            const uint8_t *b = heap_memory_cached(h, addrs[i], &len);
-            if (b && len >= 8) {
-                uint64_t info = hs_load_le64(b);
-                if (!heap_info_cached(h, info))
-                    addrs[m++] = info;
-            }
-        }
-        if (m)
-            heap_info_prefetch(h, addrs, m, &err);
-    }
+    /* batched; a failure here just leaves the work to the row-by-row decode */
+    if (k)
+        (void)heap_prefetch(h, addrs, k, &err);
     free(addrs);
 }
 
@@ -143,11 +130,6 @@ static const char *remember(tui_explorer *ex, uint64_t addr, const char *text) {
     return copy;
 }
 
-static hs_status cc_of_ccs(heap *h, uint64_t ccs, wire_ccs *out, hs_error *err) {
-    heap_source src = heap_get_source(h);
-    return src.ops->ccs(src.self, ccs, out, err);
-}
-
 const char *tui_cc_text(tui_app *app, uint64_t addr, bool is_ccs, hs_error *err) {
     tui_explorer *ex = &app->ex;
     uint64_t *known = u64map_find(&ex->cc_text, addr);
@@ -156,19 +138,17 @@ const char *tui_cc_text(tui_app *app, uint64_t addr, bool is_ccs, hs_error *err)
     heap *h = app->sess.heap;
     uint64_t cc_addr = addr;
     if (is_ccs) {
-        wire_ccs ccs;
-        if (cc_of_ccs(h, addr, &ccs, err) != HS_OK)
+        const wire_ccs *ccs;
+        if (heap_ccs(h, addr, &ccs, err) != HS_OK)
             return NULL;
-        cc_addr = ccs.cc;
+        cc_addr = ccs->cc;
     }
-    heap_source src = heap_get_source(h);
-    wire_cc cc = {0};
-    if (src.ops->cc(src.self, cc_addr, &cc, err) != HS_OK)
+    const wire_cc *cc;
+    if (heap_cc(h, cc_addr, &cc, err) != HS_OK)
         return NULL;
     char text[768];
-    snprintf(text, sizeof text, "%s   %s   %s", cc.label ? cc.label : "", cc.module ? cc.module : "",
-             cc.srcloc ? cc.srcloc : "");
-    wire_cc_free(&cc);
+    snprintf(text, sizeof text, "%s   %s   %s", cc->label ? cc->label : "",
+             cc->module ? cc->module : "", cc->srcloc ? cc->srcloc : "");
     const char *kept = remember(ex, addr, text);
     if (!kept)
         hs_fail(err, HS_ERR_NOMEM, "out of memory");
@@ -211,15 +191,15 @@ static hs_status load_ccs(tui_app *app, tui_tree *t, tui_node_id id, hs_error *e
     char label[24];
     int i = 0;
     for (; ccs && i < CCS_CHAIN_MAX; i++) {
-        wire_ccs payload;
-        hs_status st = cc_of_ccs(app->sess.heap, ccs, &payload, err);
+        const wire_ccs *payload;
+        hs_status st = heap_ccs(app->sess.heap, ccs, &payload, err);
         if (st != HS_OK)
             return st;
-        cc = payload.cc;
+        cc = payload->cc;
         snprintf(label, sizeof label, "%d", i);
         if ((st = add(t, id, label, TUI_NODE_CC, cc, err)) != HS_OK)
             return st;
-        ccs = payload.prev;
+        ccs = payload->prev;
     }
     if (i > 0) {
         snprintf(label, sizeof label, "%d", i);

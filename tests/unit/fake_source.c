@@ -1,4 +1,5 @@
-/* In-memory heap_source for the heap unit tests (see fake_source.h). */
+/* In-memory heap_source for the heap unit tests (see fake_source.h): a
+ * source that is not the wire, answering the heap contract directly. */
 #include "fake_source.h"
 
 #include <stdio.h>
@@ -33,6 +34,7 @@ struct fake_source {
     fake_info_entry *infos;
     size_t n_infos;
     fake_counts counts;
+    bool lazy; /* blocks come unloaded; load_block brings them */
 };
 
 static void *xcalloc(size_t n, size_t size) {
@@ -212,7 +214,9 @@ static hs_status op_empty_list(void *self, wire_ptr_list *out, hs_error *err) {
     return HS_OK;
 }
 
-static hs_status op_all_blocks(void *self, wire_block_list *out, hs_error *err) {
+/* The block regions as a list: each group's bytes copied into one adopted
+ * buffer, or (lazy) none until load_block. */
+static hs_status op_blocks(void *self, heap_block_list *out, hs_error *err) {
     (void)err;
     fake_source *f = self;
     size_t total = 0, n = 0;
@@ -221,43 +225,57 @@ static hs_status op_all_blocks(void *self, wire_block_list *out, hs_error *err) 
             total += f->regions[i].len;
             n++;
         }
-    *out = (wire_block_list){0};
-    out->body.data = xcalloc(total, 1);
-    out->body.len = out->body.cap = total;
+    *out = (heap_block_list){0};
     out->items = xcalloc(n, sizeof *out->items);
-    out->cap = n;
+    uint8_t *body = f->lazy ? NULL : xcalloc(total, 1);
+    if (body && !heap_block_list_adopt(out, body))
+        abort();
     size_t off = 0;
     for (size_t i = 0; i < f->n_regions; i++) {
         const region *r = &f->regions[i];
         if (!r->block)
             continue;
-        memcpy(out->body.data + off, r->data, r->len);
-        out->items[out->count++] = (wire_raw_block){0, r->start, r->len, out->body.data + off};
+        if (body)
+            memcpy(body + off, r->data, r->len);
+        out->items[out->count++] = (heap_block){r->start, r->len, 0, body ? body + off : NULL};
         off += r->len;
     }
     return HS_OK;
 }
 
-/* Fills blobs with one slice per request, from get(i). */
-static void make_blobs(wire_blobs *out, size_t n, const uint8_t **data, const size_t *lens) {
+static hs_status op_load_block(void *self, heap_block_list *out, size_t i, hs_error *err) {
+    fake_source *f = self;
+    f->counts.load_block++;
+    if (i >= out->count)
+        return hs_fail(err, HS_ERR_INTERNAL, "fake: no block group %zu", i);
+    region *r = find_region(f, out->items[i].start, out->items[i].len);
+    if (!r || !r->block)
+        return hs_fail(err, HEAP_UNAVAILABLE, "fake: block group %zu is gone", i);
+    uint8_t *copy = xcalloc(r->len, 1);
+    memcpy(copy, r->data + (out->items[i].start - r->start), out->items[i].len);
+    if (!heap_block_list_adopt(out, copy))
+        return hs_fail(err, HS_ERR_NOMEM, "fake: out of memory");
+    out->items[i].data = copy;
+    return HS_OK;
+}
+
+/* Fills blobs with one item per request. */
+static void make_blobs(heap_blobs *out, size_t n, const uint8_t **data, const size_t *lens) {
     size_t total = 0;
     for (size_t i = 0; i < n; i++)
         total += lens[i];
-    *out = (wire_blobs){0};
-    out->body.data = xcalloc(total, 1);
-    out->body.len = out->body.cap = total;
-    out->items = xcalloc(n, sizeof *out->items);
-    out->count = out->cap = n;
+    uint8_t *body = xcalloc(total, 1);
+    *out = (heap_blobs){xcalloc(n, sizeof *out->items), n, body};
     size_t off = 0;
     for (size_t i = 0; i < n; i++) {
         if (lens[i])
-            memcpy(out->body.data + off, data[i], lens[i]);
-        out->items[i] = (wire_slice){out->body.data + off, lens[i]};
+            memcpy(body + off, data[i], lens[i]);
+        out->items[i] = (heap_blob){body + off, lens[i]};
         off += lens[i];
     }
 }
 
-static hs_status op_closures(void *self, const uint64_t *ptrs, size_t n, wire_blobs *out,
+static hs_status op_closures(void *self, const uint64_t *ptrs, size_t n, heap_blobs *out,
                              hs_error *err) {
     fake_source *f = self;
     f->counts.closures++;
@@ -268,7 +286,7 @@ static hs_status op_closures(void *self, const uint64_t *ptrs, size_t n, wire_bl
         if (!r) {
             free(data);
             free(lens);
-            return hs_fail(err, HS_ERR_BAD_COMMAND, "fake: no closure at 0x%llx",
+            return hs_fail(err, HEAP_UNAVAILABLE, "fake: no closure at 0x%llx",
                            (unsigned long long)ptrs[i]);
         }
         uint64_t a = wire_untag(ptrs[i]);
@@ -281,7 +299,7 @@ static hs_status op_closures(void *self, const uint64_t *ptrs, size_t n, wire_bl
     return HS_OK;
 }
 
-static hs_status op_info_tables(void *self, const uint64_t *ptrs, size_t n, wire_blobs *out,
+static hs_status op_info_tables(void *self, const uint64_t *ptrs, size_t n, heap_blobs *out,
                                 hs_error *err) {
     fake_source *f = self;
     f->counts.info_tables++;
@@ -293,7 +311,7 @@ static hs_status op_info_tables(void *self, const uint64_t *ptrs, size_t n, wire
     for (size_t i = 0; i < n && st == HS_OK; i++) {
         const fake_info_entry *e = find_info(f, ptrs[i]);
         if (!e) {
-            st = hs_fail(err, HS_ERR_BAD_COMMAND, "fake: no info table 0x%llx",
+            st = hs_fail(err, HEAP_UNAVAILABLE, "fake: no info table 0x%llx",
                          (unsigned long long)ptrs[i]);
             break;
         }
@@ -325,114 +343,108 @@ static hs_status op_srts(void *self, const uint64_t *infos, size_t n, uint64_t *
 }
 
 /* n entries of a 'P'/'N' map; entries past its end are pointers. */
-static void map_bits(const char *map, size_t n, wire_bitmap *out) {
+static void map_bits(const char *map, size_t n, heap_bitmap *out) {
     size_t len = map ? strlen(map) : 0;
     out->bits = xcalloc(n, 1);
-    out->count = out->cap = n;
+    out->count = n;
     for (size_t i = 0; i < n; i++)
         out->bits[i] = i < len ? map[i] == 'P' : 1;
 }
 
-static hs_status op_stack_bitmap(void *self, uint64_t sp, uint32_t offset, wire_bitmap *out,
-                                 hs_error *err) {
+/* A RET_BIG frame's map comes from its info table, a RET_FUN frame's from
+ * its function's argument map and size word; other frames are described
+ * by their layout word, which the heap reads itself. */
+static hs_status op_frame_bitmap(void *self, uint64_t sp, uint32_t offset,
+                                 const heap_info *frame_info, heap_bitmap *out, hs_error *err) {
     fake_source *f = self;
     f->counts.stack_bitmap++;
-    uint64_t c = sp + offset, ip = 0, n = 0, fun = 0, fun_info = 0;
-    const fake_info_entry *e = try_r64(f, c, &ip) ? find_info(f, ip) : NULL;
-    *out = (wire_bitmap){0};
-    if (!e)
-        return hs_fail(err, HS_ERR_BAD_STACK, "fake: unknown frame info");
-    switch (e->type) {
-    case HS_RET_BIG:
+    uint64_t c = sp + offset, n = 0, fun = 0, fun_info = 0;
+    const fake_info_entry *e = find_info(f, frame_info->ptr);
+    *out = (heap_bitmap){0};
+    if (!e || e->type != frame_info->type)
+        return hs_fail(err, HEAP_UNAVAILABLE, "fake: unknown frame info");
+    if (e->type == HS_RET_BIG) {
         map_bits(e->ret_big, e->ret_big ? strlen(e->ret_big) : 0, out);
         return HS_OK;
-    case HS_RET_FUN: {
-        if (!try_r64(f, c + 8, &n) || !try_r64(f, c + 16, &fun) ||
-            !try_r64(f, wire_untag(fun), &fun_info) || n > 0xFFFF)
-            return hs_fail(err, HS_ERR_BAD_STACK, "fake: RET_FUN frame unreadable");
-        const fake_info_entry *fe = find_info(f, fun_info);
-        map_bits(fe ? fe->fun_map : NULL, (size_t)n, out);
-        return HS_OK;
     }
-    case HS_RET_SMALL: case HS_UPDATE_FRAME: case HS_CATCH_FRAME: case HS_UNDERFLOW_FRAME:
-    case HS_STOP_FRAME: case HS_ATOMICALLY_FRAME: case HS_CATCH_RETRY_FRAME:
-    case HS_CATCH_STM_FRAME: {
-        size_t entries = e->layout & 0x3F;
-        out->bits = xcalloc(entries, 1);
-        out->count = out->cap = entries;
-        for (size_t i = 0; i < entries; i++)
-            out->bits[i] = !((e->layout >> 6) >> i & 1);
-        return HS_OK;
-    }
-    default:
-        return hs_fail(err, HS_ERR_BAD_STACK, "fake: frame type %u has no bitmap", e->type);
-    }
+    if (e->type != HS_RET_FUN)
+        return hs_fail(err, HEAP_UNAVAILABLE, "fake: frame type %u has no bitmap", e->type);
+    if (!try_r64(f, c + 8, &n) || !try_r64(f, c + 16, &fun) ||
+        !try_r64(f, wire_untag(fun), &fun_info) || n > 0xFFFF)
+        return hs_fail(err, HEAP_UNAVAILABLE, "fake: RET_FUN frame unreadable");
+    const fake_info_entry *fe = find_info(f, fun_info);
+    map_bits(fe ? fe->fun_map : NULL, (size_t)n, out);
+    return HS_OK;
 }
 
-static hs_status op_fun_bitmap(void *self, uint64_t fun, uint16_t n, wire_bitmap *out,
-                               hs_error *err) {
+static hs_status op_fun_bitmap(void *self, uint64_t fun, const heap_info *fun_info, uint16_t n,
+                               heap_bitmap *out, hs_error *err) {
+    (void)fun;
     fake_source *f = self;
     f->counts.fun_bitmap++;
-    uint64_t fun_info = 0;
-    const fake_info_entry *e = try_r64(f, wire_untag(fun), &fun_info) ? find_info(f, fun_info)
-                                                                      : NULL;
+    const fake_info_entry *e = find_info(f, fun_info->ptr);
     if (!e)
-        return hs_fail(err, HS_ERR_BAD_COMMAND, "fake: function without info");
+        return hs_fail(err, HEAP_UNAVAILABLE, "fake: function without info");
     map_bits(e->fun_map, n, out);
     return HS_OK;
 }
 
-static hs_status op_con_desc(void *self, uint64_t info, wire_con_desc *out, hs_error *err) {
+static hs_status op_con_desc(void *self, uint64_t info, char **text, hs_error *err) {
     fake_source *f = self;
     f->counts.con_desc++;
     const fake_info_entry *e = find_info(f, info);
+    *text = NULL;
     if (!e || !e->desc)
-        return hs_fail(err, HS_ERR_NOT_FOUND, "fake: no constructor description");
-    return wire_parse_con_desc(e->desc, strlen(e->desc), out, err);
+        return hs_fail(err, HEAP_UNAVAILABLE, "fake: no constructor description");
+    *text = dup(e->desc);
+    return HS_OK;
 }
 
 static hs_status op_source_info(void *self, uint64_t info, wire_source_info *out,
                                 hs_error *err) {
-    (void)self;
     (void)info;
-    (void)err;
+    fake_source *f = self;
+    f->counts.source_info++;
     *out = (wire_source_info){0};
-    return HS_OK;
+    return hs_fail(err, HEAP_UNAVAILABLE, "fake: no source locations");
 }
 
 static hs_status op_ccs(void *self, uint64_t p, wire_ccs *out, hs_error *err) {
     (void)self, (void)p, (void)out;
-    return hs_fail(err, HS_ERR_BAD_COMMAND, "fake: no CCS");
+    return hs_fail(err, HEAP_UNAVAILABLE, "fake: no CCS");
 }
 static hs_status op_cc(void *self, uint64_t p, wire_cc *out, hs_error *err) {
     (void)self, (void)p, (void)out;
-    return hs_fail(err, HS_ERR_BAD_COMMAND, "fake: no CC");
+    return hs_fail(err, HEAP_UNAVAILABLE, "fake: no CC");
 }
-static hs_status op_index_table(void *self, uint64_t p, wire_index_entry *out, hs_error *err) {
+static hs_status op_index_entry(void *self, uint64_t p, wire_index_entry *out, hs_error *err) {
     (void)self, (void)p, (void)out;
-    return hs_fail(err, HS_ERR_BAD_COMMAND, "fake: no index table");
+    return hs_fail(err, HEAP_UNAVAILABLE, "fake: no index table");
 }
 static hs_status op_ccs_main(void *self, uint64_t *out, hs_error *err) {
     (void)self, (void)out;
-    return hs_fail(err, HS_ERR_BAD_COMMAND, "fake: no CCS_MAIN");
+    return hs_fail(err, HEAP_UNAVAILABLE, "fake: no CCS_MAIN");
 }
 
-static const heap_source_ops fake_ops = {
+const heap_source_ops fake_source_ops = {
     .version = op_version,
     .roots = op_empty_list,
     .saved_objects = op_empty_list,
-    .all_blocks = op_all_blocks,
+    .blocks = op_blocks,
+    .load_block = op_load_block,
     .closures = op_closures,
     .info_tables = op_info_tables,
     .srts = op_srts,
-    .stack_bitmap = op_stack_bitmap,
+    .frame_bitmap = op_frame_bitmap,
     .fun_bitmap = op_fun_bitmap,
     .con_desc = op_con_desc,
     .source_info = op_source_info,
     .ccs = op_ccs,
     .cc = op_cc,
-    .index_table = op_index_table,
+    .index_entry = op_index_entry,
     .ccs_main = op_ccs_main,
 };
 
-heap_source fake_heap_source(fake_source *f) { return (heap_source){&fake_ops, f}; }
+heap_source fake_heap_source(fake_source *f) { return (heap_source){&fake_source_ops, f}; }
+
+void fake_set_lazy(fake_source *f, bool lazy) { f->lazy = lazy; }

@@ -1,12 +1,15 @@
 /* An in-memory heap_source for unit tests of the heap module: block groups
  * and static closure images the test fills byte by byte, info tables built
  * from (type, layout, srt), constructor descriptions, SRT answers and
- * pointer maps. Bitmap requests are answered as the stub derives them
- * (heap-layout.md §8.3, §9) from the stored maps, and every request is
- * counted so tests can check what was (not) asked. */
+ * pointer maps. Bitmaps are answered from the stored maps by the keys the
+ * contract gives (frame info table, function info table), what it lacks is
+ * HEAP_UNAVAILABLE, and every request is counted so tests can check what
+ * was (not) asked. Optionally lazy: block groups come without bytes and
+ * are loaded when the heap asks. */
 #ifndef HEAPSCOPE_TEST_FAKE_SOURCE_H
 #define HEAPSCOPE_TEST_FAKE_SOURCE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "heapscope/heap.h"
@@ -14,7 +17,8 @@
 typedef struct fake_source fake_source;
 
 typedef struct fake_counts {
-    unsigned closures, info_tables, srts, stack_bitmap, fun_bitmap, con_desc;
+    unsigned closures, info_tables, srts, stack_bitmap, fun_bitmap, con_desc, source_info,
+        load_block;
 } fake_counts;
 
 /* A debuggee of GHC `major` (e.g. 910) with the given patch and VERSION
@@ -22,6 +26,10 @@ typedef struct fake_counts {
 fake_source *fake_new(uint32_t major, uint32_t patch, uint8_t prof_mode);
 void fake_free(fake_source *f);
 heap_source fake_heap_source(fake_source *f);
+/* Its operations, for sources that wrap it and change a few. */
+extern const heap_source_ops fake_source_ops;
+/* Lazy: ALL blocks arrive without bytes, each group loaded on demand. */
+void fake_set_lazy(fake_source *f, bool lazy);
 fake_counts *fake_counts_of(fake_source *f);
 
 /* Memory, zero-filled. A block group is sent by ALL_BLOCKS; a static

@@ -226,17 +226,17 @@ static hs_status op_saved(void *s, wire_ptr_list *o, hs_error *e) {
     return list(q->saved, q->n_saved, o);
 }
 
-static hs_status op_all_blocks(void *s, wire_block_list *o, hs_error *e) {
+static hs_status op_blocks(void *s, heap_block_list *o, hs_error *e) {
     qh *q = s;
-    return INNER(q)->all_blocks(q->inner.self, o, e);
+    return INNER(q)->blocks(q->inner.self, o, e);
 }
 
-static hs_status op_closures(void *s, const uint64_t *p, size_t n, wire_blobs *o, hs_error *e) {
+static hs_status op_closures(void *s, const uint64_t *p, size_t n, heap_blobs *o, hs_error *e) {
     qh *q = s;
     return INNER(q)->closures(q->inner.self, p, n, o, e);
 }
 
-static hs_status op_info_tables(void *s, const uint64_t *p, size_t n, wire_blobs *o,
+static hs_status op_info_tables(void *s, const uint64_t *p, size_t n, heap_blobs *o,
                                 hs_error *e) {
     qh *q = s;
     return INNER(q)->info_tables(q->inner.self, p, n, o, e);
@@ -247,18 +247,19 @@ static hs_status op_srts(void *s, const uint64_t *p, size_t n, uint64_t *o, hs_e
     return INNER(q)->srts(q->inner.self, p, n, o, e);
 }
 
-static hs_status op_stack_bitmap(void *s, uint64_t sp, uint32_t off, wire_bitmap *o,
-                                 hs_error *e) {
+static hs_status op_frame_bitmap(void *s, uint64_t sp, uint32_t off, const heap_info *fi,
+                                 heap_bitmap *o, hs_error *e) {
     qh *q = s;
-    return INNER(q)->stack_bitmap(q->inner.self, sp, off, o, e);
+    return INNER(q)->frame_bitmap(q->inner.self, sp, off, fi, o, e);
 }
 
-static hs_status op_fun_bitmap(void *s, uint64_t f, uint16_t n, wire_bitmap *o, hs_error *e) {
+static hs_status op_fun_bitmap(void *s, uint64_t f, const heap_info *fi, uint16_t n,
+                               heap_bitmap *o, hs_error *e) {
     qh *q = s;
-    return INNER(q)->fun_bitmap(q->inner.self, f, n, o, e);
+    return INNER(q)->fun_bitmap(q->inner.self, f, fi, n, o, e);
 }
 
-static hs_status op_con_desc(void *s, uint64_t info, wire_con_desc *o, hs_error *e) {
+static hs_status op_con_desc(void *s, uint64_t info, char **o, hs_error *e) {
     qh *q = s;
     return INNER(q)->con_desc(q->inner.self, info, o, e);
 }
@@ -290,7 +291,7 @@ static hs_status op_ccs(void *s, uint64_t p, wire_ccs *o, hs_error *e) {
     qh *q = s;
     ccs_entry *c = find_ccs(q, p);
     if (!c)
-        return hs_fail(e, HS_ERR_NOT_FOUND, "qh: no CCS 0x%llx", (unsigned long long)p);
+        return hs_fail(e, HEAP_UNAVAILABLE, "qh: no CCS 0x%llx", (unsigned long long)p);
     *o = (wire_ccs){.id = c->cc_id, .cc = p + 1,
                     .index_table = c->first ? INDEX_BASE + 0x20 * (c->first - 1) : 0};
     return HS_OK;
@@ -300,16 +301,16 @@ static hs_status op_cc(void *s, uint64_t p, wire_cc *o, hs_error *e) {
     qh *q = s;
     ccs_entry *c = find_ccs(q, p - 1);
     if (!c)
-        return hs_fail(e, HS_ERR_NOT_FOUND, "qh: no CC 0x%llx", (unsigned long long)p);
+        return hs_fail(e, HEAP_UNAVAILABLE, "qh: no CC 0x%llx", (unsigned long long)p);
     *o = (wire_cc){.id = c->cc_id, .label = dup("cc"), .module = dup("Main"), .srcloc = dup("")};
     return HS_OK;
 }
 
-static hs_status op_index_table(void *s, uint64_t p, wire_index_entry *o, hs_error *e) {
+static hs_status op_index_entry(void *s, uint64_t p, wire_index_entry *o, hs_error *e) {
     qh *q = s;
     size_t i = (size_t)((p - INDEX_BASE) / 0x20);
     if (p < INDEX_BASE || i >= q->n_index)
-        return hs_fail(e, HS_ERR_NOT_FOUND, "qh: no index entry 0x%llx", (unsigned long long)p);
+        return hs_fail(e, HEAP_UNAVAILABLE, "qh: no index entry 0x%llx", (unsigned long long)p);
     const index_entry *x = &q->index[i];
     *o = (wire_index_entry){.cc = x->ccs + 1, .ccs = x->ccs,
                             .next = x->next ? INDEX_BASE + 0x20 * (x->next - 1) : 0,
@@ -327,17 +328,17 @@ static const heap_source_ops qh_ops = {
     .version = op_version,
     .roots = op_roots,
     .saved_objects = op_saved,
-    .all_blocks = op_all_blocks,
+    .blocks = op_blocks,
     .closures = op_closures,
     .info_tables = op_info_tables,
     .srts = op_srts,
-    .stack_bitmap = op_stack_bitmap,
+    .frame_bitmap = op_frame_bitmap,
     .fun_bitmap = op_fun_bitmap,
     .con_desc = op_con_desc,
     .source_info = op_source_info,
     .ccs = op_ccs,
     .cc = op_cc,
-    .index_table = op_index_table,
+    .index_entry = op_index_entry,
     .ccs_main = op_ccs_main,
 };
 

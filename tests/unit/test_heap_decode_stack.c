@@ -232,7 +232,10 @@ Test(heap_decode_stack, ret_fun_frame) {
     cr_expect_str_eq(ht_edge_label(&t, 1), "Frame 1 Function");
     cr_expect_eq(fake_counts_of(t.f)->stack_bitmap, 1);
     ht_ok(&t, a);
-    cr_expect_eq(fake_counts_of(t.f)->stack_bitmap, 2, "RET_FUN maps are asked per frame");
+    cr_expect_eq(fake_counts_of(t.f)->stack_bitmap, 1, "a frame's RET_FUN map is kept for the pause");
+    cr_assert_eq(heap_refresh(t.h, &t.err), HS_OK, "%s", t.err.message);
+    ht_ok(&t, a);
+    cr_expect_eq(fake_counts_of(t.f)->stack_bitmap, 2, "and asked again after a new pause");
     ht_fini(&t);
 }
 

@@ -1,0 +1,106 @@
+/* Cost centres, their stacks and index-table entries (wire-protocol.md
+ * §7.15-7.18): asked once per pause and kept until the next, since their
+ * counters move while the program runs. */
+#include <stdlib.h>
+
+#include "heap_internal.h"
+
+/* The kept answer for key in m, or NULL. */
+static const void *kept(const u64map *m, uint64_t key) {
+    uint64_t *hit = u64map_find(m, key);
+    return hit ? (const void *)(uintptr_t)*hit : NULL;
+}
+
+static hs_status keep(u64map *m, uint64_t key, void *value, hs_error *err) {
+    if (u64map_put(m, key, (uintptr_t)value))
+        return HS_OK;
+    return hs_fail(err, HS_ERR_NOMEM, "out of memory keeping cost centres");
+}
+
+hs_status heap_ccs(heap *h, uint64_t ccs, const wire_ccs **out, hs_error *err) {
+    if ((*out = kept(&h->ccs, ccs)))
+        return HS_OK;
+    if (ccs == 0)
+        return hs_fail(err, HEAP_UNAVAILABLE, "null cost-centre stack pointer");
+    wire_ccs *v = calloc(1, sizeof *v);
+    if (!v)
+        return hs_fail(err, HS_ERR_NOMEM, "out of memory");
+    hs_status st = h->src.ops->ccs(h->src.self, ccs, v, err);
+    if (st == HS_OK)
+        st = keep(&h->ccs, ccs, v, err);
+    if (st != HS_OK) {
+        free(v);
+        return st;
+    }
+    *out = v;
+    return HS_OK;
+}
+
+hs_status heap_cc(heap *h, uint64_t cc, const wire_cc **out, hs_error *err) {
+    if ((*out = kept(&h->cc, cc)))
+        return HS_OK;
+    if (cc == 0)
+        return hs_fail(err, HEAP_UNAVAILABLE, "null cost centre pointer");
+    wire_cc *v = calloc(1, sizeof *v);
+    if (!v)
+        return hs_fail(err, HS_ERR_NOMEM, "out of memory");
+    hs_status st = h->src.ops->cc(h->src.self, cc, v, err);
+    if (st == HS_OK)
+        st = keep(&h->cc, cc, v, err);
+    if (st != HS_OK) {
+        wire_cc_free(v);
+        free(v);
+        return st;
+    }
+    *out = v;
+    return HS_OK;
+}
+
+hs_status heap_index_entry(heap *h, uint64_t entry, const wire_index_entry **out,
+                           hs_error *err) {
+    if ((*out = kept(&h->index, entry)))
+        return HS_OK;
+    if (entry == 0)
+        return hs_fail(err, HEAP_UNAVAILABLE, "null index-table entry pointer");
+    wire_index_entry *v = calloc(1, sizeof *v);
+    if (!v)
+        return hs_fail(err, HS_ERR_NOMEM, "out of memory");
+    hs_status st = h->src.ops->index_entry(h->src.self, entry, v, err);
+    if (st == HS_OK)
+        st = keep(&h->index, entry, v, err);
+    if (st != HS_OK) {
+        free(v);
+        return st;
+    }
+    *out = v;
+    return HS_OK;
+}
+
+hs_status heap_ccs_main(heap *h, uint64_t *out, hs_error *err) {
+    if (!h->ccs_main_known) {
+        hs_status st = h->src.ops->ccs_main(h->src.self, &h->ccs_main, err);
+        if (st != HS_OK)
+            return st;
+        h->ccs_main_known = true;
+    }
+    *out = h->ccs_main;
+    return HS_OK;
+}
+
+void heap_cost_drop(heap *h) {
+    for (size_t i = 0; i < h->cc.cap; i++)
+        if (h->cc.keys[i])
+            wire_cc_free((wire_cc *)(uintptr_t)h->cc.values[i]);
+    heap_free_map_values(&h->cc);
+    heap_free_map_values(&h->ccs);
+    heap_free_map_values(&h->index);
+    h->ccs_main = 0;
+    h->ccs_main_known = false;
+}
+
+bool heap_closure_era(const heap *h, const heap_closure *c, uint64_t *era) {
+    if (!c->prof.present || h->version.prof_mode != WIRE_PROF_ERA)
+        return false;
+    *era = c->prof.word;
+    return true;
+}
