@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <sys/types.h>
+
 #include "heapscope/status.h"
 
 /* Command ids (wire-protocol.md §6). */
@@ -311,6 +313,10 @@ typedef struct wire_stats {
     uint64_t frames_received;
 } wire_stats;
 wire_stats wire_conn_stats(const wire_conn *c);
+/* The process id of the program at the other end of a Unix-socket
+ * connection (SO_PEERCRED), or 0 when there is none to trust: a TCP
+ * connection, a closed one, a peer outside this pid namespace. */
+pid_t wire_conn_peer_pid(const wire_conn *c);
 
 /* Sends one request and reassembles its answer into body (reset first,
  * reused across calls). Fails with HS_ERR_TOO_LARGE when a frame length or

@@ -136,6 +136,20 @@ void wire_conn_set_wait(wire_conn *c, wire_wait_fn fn, void *ctx) {
 
 wire_stats wire_conn_stats(const wire_conn *c) { return c->stats; }
 
+pid_t wire_conn_peer_pid(const wire_conn *c) {
+    if (!wire_conn_is_open(c))
+        return 0;
+    struct sockaddr_storage self;
+    socklen_t self_len = sizeof self;
+    if (getsockname(c->fd, (struct sockaddr *)&self, &self_len) != 0 || self.ss_family != AF_UNIX)
+        return 0; /* a TCP peer may be anywhere: no pid says who it is */
+    struct ucred cred;
+    socklen_t len = sizeof cred;
+    if (getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || len != sizeof cred)
+        return 0;
+    return cred.pid > 0 ? cred.pid : 0; /* 0: the peer lives in another pid namespace */
+}
+
 /* ---- connecting ------------------------------------------------------ */
 
 /* The wait function of a connect, due every WIRE_WAIT_SLICE_MS. */

@@ -1,14 +1,18 @@
 /* Deterministic fuzzing of every parser of outside bytes: answer bodies of
  * every command, constructor descriptions, theme files, era ranges and
- * integers typed by the user. Inputs are random bytes and mutations of
- * valid ones (the spec's vectors); a fixed seed keeps runs repeatable. The
- * sanitizer build turns any overread, leak or undefined behaviour into a
- * failure; the checks here assert the invariants of what was accepted. */
+ * integers typed by the user, /proc maps lines and ELF notes. Inputs are
+ * random bytes and mutations of valid ones (the spec's vectors); a fixed
+ * seed keeps runs repeatable. The sanitizer build turns any overread, leak
+ * or undefined behaviour into a failure; the checks here assert the
+ * invariants of what was accepted. */
 #include <criterion/criterion.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+#include "heapscope/cache.h"
 #include "heapscope/query.h"
 #include "heapscope/tui.h"
 #include "heapscope/wire.h"
@@ -178,4 +182,42 @@ Test(fuzz, theme_files) {
         else
             cr_assert(theme.n_era >= 1 && theme.n_era <= TUI_ERA_PALETTE_MAX);
     }
+}
+
+/* The cache reads /proc/PID/maps lines and executables of the program it
+ * fingerprints: both are outside bytes. */
+Test(fuzz, maps_lines_and_elf_files) {
+    static const char maps_seed[] = "7f06f7cf9000-7f06f7e4f000 r-xp 00026000 fe:00 332835 "
+                                    "     /usr/lib/libc.so.6 (deleted)";
+    char line[256];
+    for (int r = 0; r < ROUNDS; r++) {
+        size_t n = make_input((uint8_t *)line, sizeof line - 1, (const uint8_t *)maps_seed,
+                              sizeof maps_seed - 1);
+        line[n] = '\0';
+        cache_map_line m;
+        if (cache_maps_parse_line(line, &m)) {
+            cr_assert_lt(m.start, m.end);
+            cr_assert_eq(strlen(m.perms), 4);
+            cr_assert(m.path >= line && m.path <= line + n);
+        }
+    }
+    /* the start of a real ELF file (headers and notes), mutated */
+    static uint8_t elf[8192], in[8192];
+    FILE *f = fopen("/bin/true", "rb");
+    cr_assert_not_null(f);
+    size_t elf_len = fread(elf, 1, sizeof elf, f);
+    fclose(f);
+    int fd = memfd_create("fuzz-elf", 0);
+    cr_assert_geq(fd, 0);
+    char hex[129];
+    cr_assert_eq(pwrite(fd, elf, elf_len, 0), (ssize_t)elf_len);
+    cr_assert(cache_elf_build_id(fd, hex, sizeof hex), "the seed has its build id");
+    for (int r = 0; r < ROUNDS / 10; r++) {
+        size_t n = make_input(in, sizeof in, elf, elf_len);
+        cr_assert_eq(ftruncate(fd, 0), 0);
+        cr_assert_eq(pwrite(fd, in, n, 0), (ssize_t)n);
+        if (cache_elf_build_id(fd, hex, sizeof hex))
+            cr_assert(strlen(hex) > 0 && strlen(hex) % 2 == 0 && strlen(hex) <= 128);
+    }
+    close(fd);
 }

@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "heapscope/bytes.h"
@@ -166,6 +167,40 @@ Test(wire_connect, unix_prefix_and_plain_path) {
     close(l);
 }
 
+/* The peer pid is the listening process's, not ours: a child listens. */
+Test(wire_connect, unix_peer_pid_is_the_listener) {
+    char path[128];
+    snprintf(path, sizeof path, "%s/peer", dir);
+    int ready[2];
+    cr_assert_eq(pipe(ready), 0);
+    pid_t child = fork();
+    cr_assert_geq(child, 0);
+    if (child == 0) {
+        int l = unix_listener(path);
+        char go = 1;
+        if (write(ready[1], &go, 1) != 1)
+            _exit(1);
+        int s = accept(l, NULL, NULL);
+        char byte;
+        while (read(s, &byte, 1) > 0) /* until the client closes */
+            ;
+        _exit(0);
+    }
+    char go;
+    cr_assert_eq(read(ready[0], &go, 1), 1);
+    wire_conn *c = NULL;
+    hs_error err = {0};
+    cr_assert_eq(wire_connect(path, NULL, &c, &err), HS_OK, "%s", err.message);
+    cr_assert_eq(wire_conn_peer_pid(c), child);
+    cr_assert_neq(wire_conn_peer_pid(c), getpid());
+    wire_close(c);
+    int status;
+    cr_assert_eq(waitpid(child, &status, 0), child);
+    close(ready[0]);
+    close(ready[1]);
+    cr_assert_eq(wire_conn_peer_pid(NULL), 0);
+}
+
 static int tcp_listener(int family, uint16_t *port) {
     int fd = socket(family, SOCK_STREAM, 0);
     if (fd < 0)
@@ -200,6 +235,7 @@ Test(wire_connect, tcp_loopback_ipv4) {
     hs_error err = {0};
     cr_assert_eq(wire_connect(target, NULL, &c, &err), HS_OK, "%s", err.message);
     cr_assert_str_eq(wire_conn_target(c), target);
+    cr_assert_eq(wire_conn_peer_pid(c), 0, "a TCP peer has no pid to trust");
     version_exchange(l, c);
     wire_close(c);
     close(l);
