@@ -350,6 +350,12 @@ hs_status heap_ccs_main(heap *h, uint64_t *out, hs_error *err);
  * one is all file. */
 void heap_position_split(const char *position, char *file, size_t file_cap, char *span,
                          size_t span_cap);
+/* Whether the debuggee's GHC can have info-table provenance (IPE: GHC 9.2
+ * and later, built with -finfo-table-map). */
+bool heap_version_has_provenance(const wire_version *v);
+/* What to tell a person whose debuggee lacks provenance, for its GHC:
+ * "build the program with -finfo-table-map", or that its GHC has none. */
+void heap_provenance_advice(const wire_version *v, char *buf, size_t cap);
 
 /* The one-line text ghc-debug-brick shows for a closure
  * (retainers-and-eras.md §6.2), e.g. "Leak 0x4200105a50 42", "_thunk()". */

@@ -149,12 +149,19 @@ void query_filters_describe(const query_filters *f, size_t i, char *buf, size_t 
  * "min-size", "era", "cost-centre": the option names of the kinds. */
 const char *query_filter_kind_name(query_filter_kind kind);
 
-/* Checks the filters against the debuggee and computes what they need:
- * an era filter wants era profiling (+RTS -he), a cost-centre filter a
- * profiled RTS (else HS_ERR_USAGE); a cost-centre filter's set of cost-
- * centre stacks is computed here (§4.6), and results cached per info
- * table are forgotten. Before matching on a heap. */
+/* Whether this debuggee can evaluate a filter of this kind: an era filter
+ * wants era profiling (+RTS -he), a cost-centre filter a profiled RTS, a
+ * closure-name filter a GHC with info-table provenance (9.2 and later);
+ * else HS_ERR_USAGE saying why. */
+hs_status query_filter_usable(query_filter_kind kind, heap *h, hs_error *err);
+/* Checks every filter with query_filter_usable and computes what they
+ * need: a cost-centre filter's set of cost-centre stacks (§4.6); results
+ * cached per info table are forgotten. Before matching on a heap. */
 hs_status query_filters_prepare(query_filters *f, heap *h, hs_error *err);
+/* After a search: a closure-name filter was asked about info tables and
+ * not one of them had provenance (IPE), so it could match nothing: the
+ * program was most likely built without -finfo-table-map. */
+bool query_filters_provenance_missing(const query_filters *f);
 /* The AND of the filters for c (true when there are none). May send
  * SOURCE_INFO requests (closure-name filters; each info table once). */
 hs_status query_filters_match(query_filters *f, heap *h, const heap_closure *c, bool *out,
@@ -214,8 +221,9 @@ typedef struct query_search_stats {
 /* Breadth-first from the GC roots, then (a second phase over what they
  * do not reach) from the saved objects: every match's path is a shortest
  * one from the GC roots, or from a saved object when no GC root reaches
- * it (ghc-debug reports the first path its depth-first walk meets). WEAK closures never match and their children
- * are not visited through them (§3). Matches are reported in discovery
+ * it (ghc-debug reports the first path its depth-first walk meets).
+ * WEAK closures never match and their children are not visited through
+ * them (§3). Matches are reported in discovery
  * order; a match below another match is reported too. Prepares the
  * filters (query_filters_prepare) first unless s->prepared. */
 hs_status query_search_run(heap *h, const query_search *s, query_search_stats *stats,

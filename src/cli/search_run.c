@@ -97,6 +97,10 @@ int cli_run_search(const char *target, const cli_common *common, const cli_searc
         fputs("\r\033[K", stderr);
     if (st == HS_OK)
         print_tail(&stats, common);
+    if (st == HS_OK && stats.matches == 0 && query_filters_provenance_missing(filters))
+        fputs("heapscope: no closure looked at has info-table provenance, so --closure-name "
+              "cannot match: build the program with -finfo-table-map\n",
+              stderr);
     fflush(stdout);
     hs_error close_err = {0};
     hs_status cst = cli_session_close(&s, common, &close_err);

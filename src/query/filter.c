@@ -32,6 +32,7 @@ typedef struct query_filter {
     query_era_range era;
     query_regex *re;
     info_cache *cache;     /* constructor, exact, closure-name */
+    bool asked, had_ipe;   /* closure-name: asked about an info table, one had IPE */
     u64map ccs;            /* cost centre: the selected stacks */
 } query_filter;
 
@@ -216,26 +217,48 @@ void query_filters_describe(const query_filters *f, size_t i, char *buf, size_t 
         snprintf(buf, cap, "%s%s %s", q->invert ? "!" : "", row_labels[q->kind], shown);
 }
 
+hs_status query_filter_usable(query_filter_kind kind, heap *h, hs_error *err) {
+    const wire_version *v = heap_version(h);
+    if (kind == QUERY_FILTER_ERA && v->prof_mode != WIRE_PROF_ERA)
+        return hs_fail(err, HS_ERR_USAGE,
+                       "an era filter needs a debuggee with era profiling (+RTS -he); "
+                       "this one has profiling mode '%s'",
+                       v->prof_mode == WIRE_PROF_NONE ? "none" : "not era");
+    if (kind == QUERY_FILTER_COST_CENTRE && v->prof_mode == WIRE_PROF_NONE)
+        return hs_fail(err, HS_ERR_USAGE,
+                       "a cost-centre filter needs a profiled debuggee; this one is not "
+                       "profiled");
+    if (kind == QUERY_FILTER_CLOSURE_NAME && !heap_version_has_provenance(v)) {
+        char advice[160];
+        heap_provenance_advice(v, advice, sizeof advice);
+        return hs_fail(err, HS_ERR_USAGE,
+                       "a closure-name filter needs info-table provenance (IPE): %s", advice);
+    }
+    return HS_OK;
+}
+
+bool query_filters_provenance_missing(const query_filters *f) {
+    for (size_t i = 0; f && i < f->count; i++)
+        if (f->items[i].kind == QUERY_FILTER_CLOSURE_NAME && f->items[i].asked &&
+            !f->items[i].had_ipe)
+            return true;
+    return false;
+}
+
 hs_status query_filters_prepare(query_filters *f, heap *h, hs_error *err) {
-    uint8_t mode = heap_version(h)->prof_mode;
     if (f && f->all) /* cached results may belong to another heap's program */
         memset(f->all, 0, sizeof *f->all);
     for (size_t i = 0; f && i < f->count; i++) {
         query_filter *q = &f->items[i];
         if (q->cache)
             memset(q->cache, 0, sizeof *q->cache);
-        if (q->kind == QUERY_FILTER_ERA && mode != WIRE_PROF_ERA)
-            return hs_fail(err, HS_ERR_USAGE,
-                           "an era filter needs a debuggee with era profiling (+RTS -he); "
-                           "this one has profiling mode '%s'",
-                           mode == WIRE_PROF_NONE ? "none" : "not era");
+        q->asked = q->had_ipe = false;
+        hs_status st = query_filter_usable(q->kind, h, err);
+        if (st != HS_OK)
+            return st;
         if (q->kind == QUERY_FILTER_COST_CENTRE) {
-            if (mode == WIRE_PROF_NONE)
-                return hs_fail(err, HS_ERR_USAGE,
-                               "a cost-centre filter needs a profiled debuggee; this one "
-                               "is not profiled");
             u64map_free(&q->ccs);
-            hs_status st = query_ccs_collect(h, q->number, &q->ccs, err);
+            st = query_ccs_collect(h, q->number, &q->ccs, err);
             if (st != HS_OK)
                 return st;
         }
@@ -264,6 +287,8 @@ static hs_status info_outcome(query_filter *q, heap *h, const heap_closure *c, u
             if (st != HS_OK)
                 return st;
         }
+        q->asked = true;
+        q->had_ipe |= ipe != NULL;
         v = !ipe ? NOT_APPLICABLE
                  : strcmp(ipe->name ? ipe->name : "", q->text) == 0 ? PRED_TRUE : PRED_FALSE;
     } else {

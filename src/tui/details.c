@@ -90,7 +90,9 @@ static void ipe_items(tui_app *app, items *s, const heap_closure *c) {
         return;
     }
     if (!ipe) {
-        ADD(s, "Source", TUI_ROLE_INFO, "no info-table location (build with -finfo-table-map)");
+        char advice[160];
+        heap_provenance_advice(heap_version(app->sess.heap), advice, sizeof advice);
+        ADD(s, "Source", TUI_ROLE_INFO, "no info-table location: %s", advice);
         return;
     }
     ADD(s, "Name", TUI_ROLE_DETAILS, "%s", ipe->name ? ipe->name : "");

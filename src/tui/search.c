@@ -56,14 +56,11 @@ void tui_filter_describe(const tui_app *app, size_t i, char *buf, size_t cap) {
 /* A filter that parses and that this debuggee can evaluate. */
 static hs_status check(tui_app *app, query_filter_kind kind, const char *text, bool invert,
                        hs_error *err) {
-    int mode = tui_session_prof_mode(&app->sess);
-    if (kind == QUERY_FILTER_ERA && mode != WIRE_PROF_ERA)
-        return hs_fail(err, HS_ERR_USAGE,
-                       "era filters need era profiling (run the program with +RTS -he)");
-    if (kind == QUERY_FILTER_COST_CENTRE && mode == WIRE_PROF_NONE)
-        return hs_fail(err, HS_ERR_USAGE, "cost-centre filters need a profiled program");
+    hs_status st = app->sess.heap ? query_filter_usable(kind, app->sess.heap, err) : HS_OK;
+    if (st != HS_OK)
+        return st;
     query_filters *f;
-    hs_status st = query_filters_new(&f, err);
+    st = query_filters_new(&f, err);
     if (st == HS_OK)
         st = query_filters_add(f, kind, text, invert, err);
     query_filters_free(f);
@@ -342,6 +339,11 @@ void tui_search_run(tui_app *app, const char *title) {
     v->sel = 0;
     if (cancelled)
         tui_app_message(app, TUI_ROLE_INFO, "search cancelled: %zu matches so far", v->n_matches);
+    else if (v->n_matches == 0 && query_filters_provenance_missing(ex->built))
+        tui_app_message(app, TUI_ROLE_INFO,
+                        "nothing matched: no closure looked at has info-table provenance, so "
+                        "a closure-name filter cannot match (build the program with "
+                        "-finfo-table-map)");
     else if (v->n_matches == 0)
         tui_app_message(app, TUI_ROLE_INFO, "nothing matched (%" PRIu64 " closures visited)",
                         stats.traversal.visited);

@@ -103,7 +103,7 @@ static void assemble(sg_ctx *c, synth_process *out) {
     out->n_saved = c->n_saved;
 
     out->ipes = sg_alloc_mem(c, (c->n_ipes ? c->n_ipes : 1) * sizeof *out->ipes);
-    out->n_ipes = c->n_ipes;
+    out->n_ipes = c->opt->no_ipe ? 0 : c->n_ipes; /* --no-ipe: SOURCE_INFO finds nothing */
     out->ipe_text = (char *)c->ipe_text.b;
     c->ipe_text = (sg_buf){0};
     for (size_t i = 0; i < c->n_ipes; i++) {

@@ -49,6 +49,8 @@ typedef struct synth_options {
     uint64_t leak_count;          /* default 1000 */
     unsigned leak_era;            /* default 1; must be < eras */
     uint64_t seed;                /* default 1 */
+    bool no_ipe;                  /* no info-table provenance (built without
+                                     -finfo-table-map) */
     bool saved_shortcut;          /* save the leak list (a short path to the first Leak)
                                      and a Leak that only a saved object reaches */
 } synth_options;

@@ -31,6 +31,7 @@ static const char usage[] =
     "  --leak-count N           number of leaked closures\n"
     "  --leak-era E             era of the leaked closures (1 <= E < K)\n"
     "  --seed S                 random seed\n"
+    "  --no-ipe                 no info-table provenance (as without -finfo-table-map)\n"
     "  --saved-shortcut         also save the leak list (one step above the first Leak)\n"
     "                           and a Leak that only a saved object reaches\n"
     "  --plan FILE              write the JSON plan of what was planted ('-' = stdout)\n"
@@ -142,6 +143,10 @@ int synth_cli_parse(int argc, char **argv, synth_cli *cli, synth_options *gen, c
         }
         if (strcmp(a, "--profiled") == 0) {
             gen->profiled = true;
+            continue;
+        }
+        if (strcmp(a, "--no-ipe") == 0) {
+            gen->no_ipe = true;
             continue;
         }
         if (strcmp(a, "--saved-shortcut") == 0) {

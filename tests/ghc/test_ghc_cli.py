@@ -131,6 +131,15 @@ class RealHeap(unittest.TestCase):
         for r in census["rows"]:
             self.assertGreaterEqual(r["bytes"], r["count"] * header, r["key"])
 
+    def test_closure_name_needs_a_newer_ghc(self):
+        # GHC 9.0 has no info-table provenance: say so, without advice to
+        # build with a flag it does not have (issue 9, items 5 and 6)
+        r = run("find", self.program.socket, "--closure-name", "sat_info")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertEqual(r.stdout, "")
+        self.assertIn("GHC 9.0 has no info-table provenance (it came with GHC 9.2)", r.stderr)
+        self.assertNotIn("-finfo-table-map", r.stderr)
+
     def resume(self):
         """RESUME on a raw connection (no heapscope command resumes a program
         that was paused before it came)."""

@@ -329,6 +329,25 @@ class SavedShortcut(PlantedCase):
         self.assertIn(planted[0]["address"], lines[2])
 
 
+class NoProvenance(PlantedCase):
+    """A program built without -finfo-table-map (issue 9, item 6): a
+    closure-name filter matches nothing, and says why."""
+
+    ARGS = ("--closures", "20000", "--seed", "3", "--leak-count", "50", "--no-ipe")
+
+    def test_closure_name_explains_itself(self):
+        for command in ("find", "retainers"):
+            for extra in ((), ("--json",)):
+                r = run(command, self.debuggee.socket, "--closure-name", "Leak_con_info", *extra)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertIn("no closure looked at has info-table provenance, so "
+                              "--closure-name cannot match: build the program with "
+                              "-finfo-table-map", r.stderr)
+        r = run("find", self.debuggee.socket, "--exact", "Leak", "--limit", "1")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("provenance", r.stderr, "no note without a closure-name filter")
+
+
 class NonProfiled(unittest.TestCase):
     @classmethod
     def setUpClass(cls):

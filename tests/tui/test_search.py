@@ -97,6 +97,24 @@ class Search(TuiCase):
                             what="the stale-address message (issue 9, item 4)")
             self.assertNotIn("refused", s.text)
 
+    def test_closure_name_without_provenance_says_why(self):
+        # a program built without -finfo-table-map (issue 9, items 5 and 6)
+        d = self.debuggee("4244-no-ipe", harness.LEAK_ARGS + ("--no-ipe",))
+        t = self.paused(d)
+        t.wait_text("no info-table location: build the program with -finfo-table-map",
+                    what="the details pane's advice for a GHC that has -finfo-table-map")
+        before = t.screen()
+        t.keys("C-p")
+        t.wait_change(before, what="the palette")
+        t.type("Find retainers (closure name)")
+        t.wait_text("info table (IPE) has this name", what="the command in the palette")
+        t.keys("Enter")
+        t.wait_text("closure name: ", what="the closure-name prompt")
+        t.type("Leak_con_info")
+        t.keys("Enter")
+        t.wait_text("no closure looked at has info-table provenance", timeout=120,
+                    what="why a closure-name search matched nothing")
+
     def test_ctrl_g_inverts_and_ctrl_w_clears(self):
         t = self.paused(self.d)
         before = t.screen()

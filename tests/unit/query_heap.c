@@ -51,6 +51,7 @@ struct qh {
     size_t n_index;
     uint64_t ccs_main;
     unsigned source_info_requests;
+    uint32_t ghc_major; /* VERSION's GHC when set, else the fake source's 9.10 */
     heap *h;
 };
 
@@ -203,7 +204,14 @@ unsigned qh_source_info_requests(const qh *q) {
 
 static hs_status op_version(void *s, wire_version *o, hs_error *e) {
     qh *q = s;
-    return INNER(q)->version(q->inner.self, o, e);
+    hs_status st = INNER(q)->version(q->inner.self, o, e);
+    if (st == HS_OK && q->ghc_major)
+        o->major = q->ghc_major;
+    return st;
+}
+
+void qh_ghc(qh *q, uint32_t major) {
+    q->ghc_major = major;
 }
 
 static hs_status list(const uint64_t *items, size_t n, wire_ptr_list *out) {

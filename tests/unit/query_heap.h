@@ -36,6 +36,8 @@ void qh_set_ccs(qh *q, uint64_t addr, uint64_t ccs);
 /* Sets pointer field i of a closure made by qh_con / qh_plain. */
 void qh_set_ptr(qh *q, uint64_t addr, uint32_t i, uint64_t target);
 
+/* The GHC that VERSION reports (e.g. 900); 910 unless set. Before qh_open. */
+void qh_ghc(qh *q, uint32_t major);
 void qh_root(qh *q, uint64_t addr);
 void qh_saved(qh *q, uint64_t addr);
 /* SOURCE_INFO answer for an info pointer. */

@@ -259,6 +259,63 @@ Test(query_filter, cost_centre_needs_a_profiled_debuggee) {
     fx_fini(&x);
 }
 
+/* Issue 9, item 6: like the era and cost-centre filters, a closure-name
+ * filter says why it cannot match. */
+Test(query_filter, closure_name_needs_a_ghc_with_provenance) {
+    fx x;
+    fx_init(&x, WIRE_PROF_NONE);
+    qh_ghc(x.q, 900);
+    add(&x, QUERY_FILTER_CLOSURE_NAME, "sat_info", false);
+    x.h = qh_open(x.q);
+    cr_expect_eq(query_filters_prepare(x.f, x.h, &x.err), HS_ERR_USAGE);
+    cr_expect(strstr(x.err.message, "GHC 9.0 has no info-table provenance"), "%s",
+              x.err.message);
+    cr_expect_not(strstr(x.err.message, "build"), "no advice that cannot be followed: %s",
+                  x.err.message);
+    fx_fini(&x);
+
+    fx_init(&x, WIRE_PROF_NONE);
+    qh_ghc(x.q, 902);
+    add(&x, QUERY_FILTER_CLOSURE_NAME, "sat_info", false);
+    fx_open(&x);
+    fx_fini(&x);
+}
+
+Test(query_filter, closure_name_reports_missing_provenance) {
+    fx x;
+    fx_init(&x, WIRE_PROF_NONE);
+    three t = make_three(&x);
+    add(&x, QUERY_FILTER_CLOSURE_NAME, "Leak_con_info", false);
+    fx_open(&x);
+    cr_expect_not(query_filters_provenance_missing(x.f), "nothing asked yet");
+    cr_expect_not(matches(&x, t.leak));
+    cr_expect_not(matches(&x, t.other));
+    cr_expect(query_filters_provenance_missing(x.f), "no info table had IPE");
+    fx_fini(&x);
+
+    fx_init(&x, WIRE_PROF_NONE);
+    t = make_three(&x);
+    qh_ipe(x.q, qh_con_info(x.q, "main:Main.Other", 0, 1), "Other_con_info", "app/Main.hs:4:1");
+    add(&x, QUERY_FILTER_CLOSURE_NAME, "Leak_con_info", false);
+    fx_open(&x);
+    cr_expect_not(matches(&x, t.leak));
+    cr_expect_not(matches(&x, t.other));
+    cr_expect_not(query_filters_provenance_missing(x.f), "one info table had IPE");
+    fx_fini(&x);
+}
+
+Test(query_filter, provenance_advice_follows_the_ghc_version) {
+    char buf[160];
+    heap_provenance_advice(&(wire_version){.major = 900, .patch = 2}, buf, sizeof buf);
+    cr_expect_str_eq(buf, "GHC 9.0 has no info-table provenance (it came with GHC 9.2)");
+    heap_provenance_advice(&(wire_version){.major = 810}, buf, sizeof buf);
+    cr_expect_str_eq(buf, "GHC 8.10 has no info-table provenance (it came with GHC 9.2)");
+    heap_provenance_advice(&(wire_version){.major = 902}, buf, sizeof buf);
+    cr_expect_str_eq(buf, "build the program with -finfo-table-map");
+    heap_provenance_advice(&(wire_version){.major = 910}, buf, sizeof buf);
+    cr_expect_str_eq(buf, "build the program with -finfo-table-map");
+}
+
 /* CCS tree: MAIN(1) -> A(2) -> B(3) -> C(4), A -> D(5), C -> A back edge. */
 static void ccs_tree(fx *x) {
     qh_ccs(x->q, 0x4d0000, 1);
