@@ -75,14 +75,24 @@ typedef struct cli_session {
     wire_conn *conn;
     heap *heap;
     bool was_paused; /* it was paused before we came: leave it so */
+    bool ours;       /* our PAUSE may have taken effect, and no RESUME of ours has: we
+                        resume it when leaving, whatever cut the session short */
 } cli_session;
 
 /* Connects, pauses and opens the heap (fetching all blocks, with progress
- * on stderr when it is a terminal). */
+ * on stderr when it is a terminal). A quit signal cancels the waits; on
+ * failure the debuggee is given back as cli_session_close does. */
 hs_status cli_session_open(const char *target, const cli_common *common, cli_session *s,
                            hs_error *err);
-/* Resumes (unless it was paused before or --leave-paused) and disconnects. */
+/* Resumes (unless it was paused before or --leave-paused) and disconnects.
+ * A connection that a cancel or a timeout closed is opened again for the
+ * RESUME. */
 hs_status cli_session_close(cli_session *s, const cli_common *common, hs_error *err);
+/* False once a quit signal arrived: long work (progress callbacks) stops. */
+bool cli_keep_going(void);
+/* The wire options of a command: --timeout, waits that a quit signal
+ * cancels, heap-fetch progress on a terminal. */
+void cli_wire_options(const cli_common *common, wire_options *opts);
 
 /* A synthetic debuggee started as a child process on a private socket. */
 typedef struct cli_debuggee {
@@ -96,10 +106,6 @@ typedef struct cli_debuggee {
 hs_status cli_debuggee_start(const char *const *extra_args, cli_debuggee *out, hs_error *err);
 /* Stops it (SIGTERM, then SIGKILL) and removes its directory. */
 void cli_debuggee_stop(cli_debuggee *d);
-
-/* Connects to target and pauses it; *was_paused says whether it already was. */
-hs_status cli_open_paused(const char *target, const cli_common *common, wire_conn **out,
-                          bool *was_paused, hs_error *err);
 
 /* The demo debuggee: 50000 closures, era profiling, 1000 Leak from era 2. */
 hs_status cli_demo_start(cli_debuggee *d, hs_error *err);
