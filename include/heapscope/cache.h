@@ -55,4 +55,56 @@ bool cache_maps_parse_line(char *line, cache_map_line *out);
 /* The GNU build id of an ELF file as hex (exposed for the fuzz test). */
 bool cache_elf_build_id(int fd, char *hex, size_t cap);
 
+/* ---- the database (db.c) -------------------------------------------- */
+
+typedef struct cache cache;
+
+#define CACHE_DEFAULT_MAX_BYTES (UINT64_C(2) << 30)
+
+typedef struct cache_options {
+    const char *dir;     /* NULL: $XDG_CACHE_HOME/heapscope, else ~/.cache/heapscope */
+    uint64_t max_bytes;  /* size cap of the whole directory; 0: 2 GiB */
+    int busy_timeout_ms; /* longest wait for another process's write; 0: 10 s */
+} cache_options;
+
+/* The default directory ($XDG_CACHE_HOME when set and absolute). */
+hs_status cache_default_dir(char *buf, size_t cap, hs_error *err);
+/* Opens (creating when needed) DIR/cache.db. A file that is not a
+ * heapscope cache, a newer schema or a damaged file is an error naming it;
+ * callers then go on without a cache. opts may be NULL. */
+hs_status cache_open(const cache_options *opts, cache **out, hs_error *err);
+void cache_close(cache *c);
+const char *cache_dir(const cache *c);
+const char *cache_db_path(const cache *c);
+uint64_t cache_max_bytes(const cache *c);
+
+/* The id of the program a fingerprint names, added when new. */
+hs_status cache_program(cache *c, const cache_fingerprint *fp, int64_t *id, hs_error *err);
+
+/* ---- the caching source (source.c) ---------------------------------- */
+
+/* A heap_source wrapping another (the live debuggee) for one program: info
+ * tables, SRTs, constructor descriptions, source locations, RET_BIG frame
+ * bitmaps and function bitmaps come from the cache when it has them; every
+ * other request, and every miss, goes to the wrapped source, and what a
+ * miss brings back is kept and written at the next cache_source_flush. */
+typedef struct cache_source cache_source;
+
+typedef struct cache_source_stats {
+    uint64_t hits;     /* keys answered from the cache */
+    uint64_t misses;   /* keys asked of the wrapped source */
+    uint64_t recorded; /* answers written to the database */
+    uint64_t pending;  /* answers not yet written */
+} cache_source_stats;
+
+/* Reads the program's cached answers (program from cache_program). The
+ * cache and the wrapped source must outlive it. */
+hs_status cache_source_new(cache *c, int64_t program, heap_source inner, cache_source **out,
+                           hs_error *err);
+heap_source cache_source_heap(cache_source *s);
+cache_source_stats cache_source_get_stats(const cache_source *s);
+/* Writes new answers in one transaction; on failure they stay pending. */
+hs_status cache_source_flush(cache_source *s, hs_error *err);
+void cache_source_free(cache_source *s);
+
 #endif
