@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include "heapscope/cli.h"
-#include "heapscope/interrupt.h"
 #include "heapscope/tui.h"
 
 #ifndef HEAPSCOPE_VERSION
@@ -255,21 +254,17 @@ int main(int argc, char **argv) {
     }
     char **args = argv + optind;
     int n_args = argc - optind;
-    /* From here a quit signal is a flag: the work stops, a debuggee we
-     * paused is resumed, and hs_interrupt_exit_status says so. */
-    hs_interrupt_catch();
     if (demo) {
         if (n_args > 0) {
             fprintf(stderr, "heapscope: --demo takes no target\n");
             return 2;
         }
-        return hs_interrupt_exit_status(isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)
-                                            ? run_demo_tui(theme, &common)
-                                            : cli_demo(&common));
+        return isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) ? run_demo_tui(theme, &common)
+                                                             : cli_demo(&common);
     }
     const cli_command *cmd = n_args ? cli_find_command(args[0]) : NULL;
     if (n_args <= 1 && !cmd)
-        return hs_interrupt_exit_status(run_tui(n_args ? args[0] : NULL, theme, &common));
+        return run_tui(n_args ? args[0] : NULL, theme, &common);
     if (theme) {
         fprintf(stderr, "heapscope: --theme applies to the explorer only\n");
         return 2;
@@ -291,5 +286,5 @@ int main(int argc, char **argv) {
     }
     if (check_target(args[1]) != 0)
         return 2;
-    return hs_interrupt_exit_status(cmd->run(args + 1, n_args - 1, &common));
+    return cmd->run(args + 1, n_args - 1, &common);
 }

@@ -69,30 +69,24 @@ void cli_filter_usage(FILE *out);
  * message (bad regex, malformed era range, unknown closure type, ...). */
 int cli_filters_build(const cli_common *common, query_filters **out);
 
-/* A paused debuggee with its heap opened. */
+/* A paused debuggee, or a snapshot file, with its heap opened. */
 typedef struct cli_session {
     const char *target;
     wire_conn *conn;
+    struct store_snapshot *snapshot; /* a snapshot file: no connection */
     heap *heap;
     bool was_paused; /* it was paused before we came: leave it so */
-    bool ours;       /* our PAUSE may have taken effect, and no RESUME of ours has: we
-                        resume it when leaving, whatever cut the session short */
 } cli_session;
 
+/* True when target names a file (a snapshot), not a socket or tcp:. */
+bool cli_target_is_file(const char *target);
+
 /* Connects, pauses and opens the heap (fetching all blocks, with progress
- * on stderr when it is a terminal). A quit signal cancels the waits; on
- * failure the debuggee is given back as cli_session_close does. */
+ * on stderr when it is a terminal); a snapshot file is opened instead. */
 hs_status cli_session_open(const char *target, const cli_common *common, cli_session *s,
                            hs_error *err);
-/* Resumes (unless it was paused before or --leave-paused) and disconnects.
- * A connection that a cancel or a timeout closed is opened again for the
- * RESUME. */
+/* Resumes (unless it was paused before or --leave-paused) and disconnects. */
 hs_status cli_session_close(cli_session *s, const cli_common *common, hs_error *err);
-/* False once a quit signal arrived: long work (progress callbacks) stops. */
-bool cli_keep_going(void);
-/* The wire options of a command: --timeout, waits that a quit signal
- * cancels, heap-fetch progress on a terminal. */
-void cli_wire_options(const cli_common *common, wire_options *opts);
 
 /* A synthetic debuggee started as a child process on a private socket. */
 typedef struct cli_debuggee {
@@ -107,6 +101,10 @@ hs_status cli_debuggee_start(const char *const *extra_args, cli_debuggee *out, h
 /* Stops it (SIGTERM, then SIGKILL) and removes its directory. */
 void cli_debuggee_stop(cli_debuggee *d);
 
+/* Connects to target and pauses it; *was_paused says whether it already was. */
+hs_status cli_open_paused(const char *target, const cli_common *common, wire_conn **out,
+                          bool *was_paused, hs_error *err);
+
 /* The demo debuggee: 50000 closures, era profiling, 1000 Leak from era 2. */
 hs_status cli_demo_start(cli_debuggee *d, hs_error *err);
 /* Without a terminal: start it, pause, print its roots, resume, stop. */
@@ -117,6 +115,9 @@ int cli_show(const char *target, const char *address, const cli_common *common);
 int cli_census(const char *target, const cli_common *common);
 int cli_retainers(const char *target, const cli_common *common);
 int cli_find(const char *target, const cli_common *common);
+/* Writes one pause of target into a new snapshot file at output (replacing
+ * an existing one only when force). */
+int cli_snapshot(const char *target, const char *output, bool force, const cli_common *common);
 
 /* The batch commands, for dispatch and for --help. run() gets the
  * positional arguments after the command name. */

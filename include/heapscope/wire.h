@@ -254,9 +254,9 @@ typedef bool (*wire_progress_fn)(void *ctx, uint32_t cmd, uint64_t bytes_so_far)
 /* How often a waiting call (or connect) calls its wait function. */
 #define WIRE_WAIT_SLICE_MS 100
 
-/* Called when a call starts waiting on the peer, then every
- * WIRE_WAIT_SLICE_MS while it waits (silence, or a long answer arriving),
- * and likewise while a connect waits; cmd is 0 for a connect. A UI moves its spinner and reads its keys here, a command
+/* Called every WIRE_WAIT_SLICE_MS while a call waits on the peer (silence,
+ * or a long answer arriving) and while a connect waits; cmd is 0 for a
+ * connect. A UI moves its spinner and reads its keys here, a command
  * notices a signal. Return false to cancel: the call fails with
  * HS_ERR_CANCELLED and the connection is closed, as for progress. */
 typedef bool (*wire_wait_fn)(void *ctx, uint32_t cmd, int waited_ms);
@@ -302,10 +302,6 @@ void wire_close(wire_conn *c);
 const char *wire_conn_target(const wire_conn *c);
 bool wire_conn_is_open(const wire_conn *c); /* false after a fatal I/O error */
 void wire_conn_set_io_timeout(wire_conn *c, int ms);
-/* Connects again to the target the connection was opened with (after a
- * cancel or a timeout closed it), keeping its options; the debuggee's
- * pause state survives disconnects. Only for connections of wire_connect. */
-hs_status wire_reconnect(wire_conn *c, hs_error *err);
 /* Replaces the wait function (NULL: waits cannot be cancelled), e.g. so
  * that a clean-up request after a cancel is not cancelled in turn. */
 void wire_conn_set_wait(wire_conn *c, wire_wait_fn fn, void *ctx);
@@ -338,11 +334,6 @@ hs_status wire_get_version(wire_conn *c, wire_version *out, hs_error *err);
 hs_status wire_pause(wire_conn *c, bool *was_paused, hs_error *err);
 hs_status wire_fork_pause(wire_conn *c, hs_error *err);
 hs_status wire_resume(wire_conn *c, hs_error *err);
-/* RESUME for leaving: on c if it is open, else on a new connection
- * (wire_reconnect: a request cut short left the old stream unusable). A
- * debuggee that is not paused counts as resumed (our PAUSE may never have
- * reached it). */
-hs_status wire_resume_anyway(wire_conn *c, hs_error *err);
 /* Waits (up to timeout_ms, -1 = forever) for the program to pause itself. */
 hs_status wire_poll(wire_conn *c, int timeout_ms, hs_error *err);
 hs_status wire_roots(wire_conn *c, wire_ptr_list *out, hs_error *err);

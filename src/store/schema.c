@@ -2,15 +2,18 @@
  *
  * Layout, chosen by measurement (issue 10; man heapscope, SNAPSHOT FILES):
  * block groups go into ~1 MiB chunk rows (fast sequential BLOB reads with
- * 64 KiB pages, lazily per chunk); closure_rows is keyed by address and
- * written in address order, so its pages fill completely and a lookup by
- * address is a B-tree search; what is shared by every closure of an info
+ * 64 KiB pages, lazily per chunk); closure_rows is keyed by the word
+ * number of the address in GHC's heap range (4-byte keys where an address
+ * takes 6: the file is 1.5 x the heap, not 1.6) and written in key order,
+ * so its pages fill completely; what is shared by every closure of an info
  * table lives once in closure_kinds, and a row's size is NULL when it is
- * the kind's. */
+ * the kind's. The closures view puts it together for SQL users. */
 #include <stdio.h>
 #include <string.h>
 
 #include "store_internal.h"
+
+_Static_assert(STORE_WORD_BASE == 0x4200000000, "the closures view spells the base out");
 
 typedef struct table_def {
     const char *name;
@@ -56,14 +59,16 @@ static const table_def tables[] = {
     {"closure_kinds", "kind, info, type, constructor, package, module, location, size",
      "(kind INTEGER PRIMARY KEY, info INTEGER NOT NULL, type TEXT NOT NULL, constructor TEXT,"
      " package TEXT, module TEXT, location TEXT, size INTEGER)"},
-    {"closure_rows", "address, kind, era, size",
-     "(address INTEGER PRIMARY KEY, kind INTEGER NOT NULL, era INTEGER, size INTEGER)"},
+    {"closure_rows", "word, kind, era, size",
+     "(word INTEGER PRIMARY KEY, kind INTEGER NOT NULL, era INTEGER, size INTEGER)"},
 };
 
 #define CLOSURES_COLUMNS "address, info, type, constructor, package, module, size, era, location"
 
+/* 0x4200000000 + 8 * word: STORE_WORD_BASE */
 static const char closures_view[] =
-    "CREATE VIEW closures AS SELECT r.address AS address, k.info AS info, k.type AS type,"
+    "CREATE VIEW closures AS SELECT 0x4200000000 + 8 * r.word AS address, k.info AS info,"
+    " k.type AS type,"
     " k.constructor AS constructor, k.package AS package, k.module AS module,"
     " coalesce(r.size, k.size) AS size, r.era AS era, k.location AS location"
     " FROM closure_rows AS r JOIN closure_kinds AS k ON k.kind = r.kind";

@@ -101,4 +101,105 @@ void store_tmpfile_abort(store_tmpfile *t);
 hs_status store_meta_write(sqlite3 *db, const store_meta *m, hs_error *err);
 hs_status store_meta_read(sqlite3 *db, store_meta *m, hs_error *err);
 
+/* ---- the writer (write*.c) ---- */
+
+typedef struct store_writer {
+    sqlite3 *db;
+    heap *h;
+    store_progress_fn progress;
+    void *progress_ctx;
+    store_meta meta; /* closures and bytes filled by the traversal */
+} store_writer;
+
+/* Calls the progress function; HS_ERR_CANCELLED when it says stop. */
+hs_status store_write_progress(store_writer *w, const char *phase, uint64_t done,
+                               uint64_t total, hs_error *err);
+/* Traverses from the GC roots (fetching every reachable closure's info
+ * table, description and location, and a profiled heap's cost centres),
+ * then writes closure_kinds and closure_rows in address order. */
+hs_status store_write_closures(store_writer *w, hs_error *err);
+/* Asks a profiled heap's cost-centre tree and the stacks in header_ccs
+ * (a set of addresses), so that store_write_answers finds them. */
+struct u64map;
+hs_status store_write_cost_centres(store_writer *w, const struct u64map *header_ccs,
+                                   hs_error *err);
+/* Block groups, in chunks. */
+hs_status store_write_blocks(store_writer *w, hs_error *err);
+/* Everything else the heap asked its source (heap_export.h). */
+hs_status store_write_answers(store_writer *w, hs_error *err);
+
+/* ---- closure rows (write_closures.c, rows_feed.c) ---- */
+
+/* closure_rows.word of an address: words from the start of GHC's heap
+ * range, so that rows of a heap below 2 GiB have 4-byte keys (an address
+ * as key takes 6); static closures below it get negative words. */
+#define STORE_WORD_BASE HEAP_RANGE_LO
+static inline int64_t store_word_of(uint64_t addr) {
+    return (int64_t)(addr - STORE_WORD_BASE) / 8;
+}
+
+typedef struct store_row {
+    int64_t word;
+    int64_t kind;
+    uint64_t era;
+    uint32_t size;
+    bool has_era, size_differs; /* else NULL */
+} store_row;
+
+typedef struct store_rows_feed {
+    store_row *rows;
+    size_t n;
+} store_rows_feed;
+
+/* Makes "heapscope_rows_feed" (word, kind, era, size) read feed's rows on db. */
+hs_status store_rows_feed_register(sqlite3 *db, store_rows_feed *feed, hs_error *err);
+
+/* ---- the reader (snapshot.c, source_*.c) ---- */
+
+enum store_query {
+    Q_ROOTS,
+    Q_SAVED,
+    Q_CHUNKS,
+    Q_STATIC,
+    Q_INFO,
+    Q_SRT,
+    Q_CON_DESC,
+    Q_SOURCE_INFO,
+    Q_FRAME_BITMAP,
+    Q_FUN_BITMAP,
+    Q_CCS,
+    Q_CC,
+    Q_INDEX_ENTRY,
+    Q_CCS_MAIN,
+    Q_COUNT
+};
+
+/* One chunk row as listed by the blocks call: its groups are
+ * list items [first_group, first_group + n_groups). */
+typedef struct store_chunk_ref {
+    int64_t rowid;
+    uint64_t data_len;
+    uint64_t data_checksum;
+    size_t first_group, n_groups;
+} store_chunk_ref;
+
+struct store_snapshot {
+    sqlite3 *db;
+    char path[4096];
+    store_meta meta;
+    sqlite3_stmt *q[Q_COUNT];
+    store_chunk_ref *chunks;
+    size_t n_chunks;
+    size_t *chunk_of; /* list item -> chunk index */
+    size_t n_items;
+};
+
+/* The SQL of each prepared query (source_answers.c). */
+extern const char *const store_queries[Q_COUNT];
+hs_status store_source_blocks(void *self, heap_block_list *out, hs_error *err);
+hs_status store_source_load_block(void *self, heap_block_list *out, size_t i, hs_error *err);
+/* A damaged-file error naming the snapshot. */
+hs_status store_source_fail(store_snapshot *s, sqlite3_stmt *st, int rc, hs_error *err,
+                            const char *doing);
+
 #endif

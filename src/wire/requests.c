@@ -95,18 +95,6 @@ hs_status wire_resume(wire_conn *c, hs_error *err) {
     return st == HS_OK ? expect_empty(c, WIRE_CMD_RESUME, err) : st;
 }
 
-hs_status wire_resume_anyway(wire_conn *c, hs_error *err) {
-    if (!c)
-        return hs_fail(err, HS_ERR_USAGE, "RESUME: no connection");
-    if (!wire_conn_is_open(c)) {
-        hs_status st = wire_reconnect(c, err);
-        if (st != HS_OK)
-            return hs_fail_context(err, "cannot resume the debuggee");
-    }
-    hs_status st = wire_resume(c, err);
-    return st == HS_ERR_NOT_PAUSED ? HS_OK : st;
-}
-
 hs_status wire_poll(wire_conn *c, int timeout_ms, hs_error *err) {
     hs_status st = begin(c, WIRE_CMD_POLL, err);
     if (st == HS_OK)

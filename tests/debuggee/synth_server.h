@@ -55,7 +55,6 @@ typedef struct synth_server_config {
     bool quiet;                  /* no diagnostics on stderr */
     uint32_t silent_on;          /* bit c: command c is carried out but never answered
                                     (a stub stuck before its reply); commands < 32 */
-    int answer_delay_ms;         /* each request waits this long before it is served */
 } synth_server_config;
 
 /* Outcome of serving. */

@@ -43,8 +43,6 @@ static const char usage[] =
     "  --silent-on COMMAND      carry out COMMAND (a name such as PAUSE, or its\n"
     "                           number) but never answer it, like a stub stuck\n"
     "                           before its reply; may be given several times\n"
-    "  --answer-delay MS        wait MS milliseconds before serving each request\n"
-    "                           (a slow debuggee)\n"
     "  --help                   this text\n"
     "\n"
     "Exit status: 0 after a clean stop (SIGINT/SIGTERM or --max-connections),\n"
@@ -162,7 +160,7 @@ int synth_cli_parse(int argc, char **argv, synth_cli *cli, synth_options *gen, c
         static const char *const with_value[] = {
             "--socket", "--tcp", "--plan", "--closures", "--eras", "--leak-constructor",
             "--leak-count", "--leak-era", "--seed", "--max-connections", "--self-pause-after",
-            "--silent-on", "--answer-delay"};
+            "--silent-on"};
         const char *opt = NULL;
         for (size_t k = 0; k < sizeof with_value / sizeof *with_value && !opt; k++)
             if (is(with_value[k], a, &v))
@@ -215,10 +213,6 @@ int synth_cli_parse(int argc, char **argv, synth_cli *cli, synth_options *gen, c
             if (number(opt, v, 1, UINT64_MAX, &n, err, errlen))
                 return -1;
             cli->max_connections = n;
-        } else if (strcmp(opt, "--answer-delay") == 0) {
-            if (number(opt, v, 0, 60000, &n, err, errlen))
-                return -1;
-            cli->answer_delay_ms = (int)n;
         } else if (strcmp(opt, "--silent-on") == 0) {
             uint32_t id = 0;
             if (command_id(v, &id, err, errlen))

@@ -17,7 +17,6 @@ typedef struct synth_cli {
     uint64_t max_connections;    /* --max-connections N, 0 = no limit */
     int64_t self_pause_after_ms; /* --self-pause-after MS, -1 = never */
     uint32_t silent_on;          /* --silent-on COMMAND: bit per command id */
-    int answer_delay_ms;         /* --answer-delay MS, 0 = none */
     bool help;                   /* --help: print usage, exit 0 */
 } synth_cli;
 

@@ -1,0 +1,99 @@
+/* heapscope snapshot TARGET -o FILE: one pause into a snapshot file. */
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "heapscope/cli.h"
+#include "heapscope/store.h"
+#include "output.h"
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig) {
+    (void)sig;
+    interrupted = 1;
+}
+
+/* Progress on a terminal; a signal cancels the write (which then leaves
+ * no file behind). */
+static bool show_progress(void *ctx, const char *phase, uint64_t done, uint64_t total) {
+    bool tty = *(bool *)ctx;
+    if (tty && total)
+        fprintf(stderr, "\r\033[Kheapscope: %s: %.0f%%", phase, 100.0 * (double)done / (double)total);
+    else if (tty)
+        fprintf(stderr, "\r\033[Kheapscope: %s: %" PRIu64, phase, done);
+    return !interrupted;
+}
+
+/* Program and pid from a ghc-debug socket name, "<pid>-<program>". */
+static void describe_target(const char *target, store_meta *m) {
+    snprintf(m->target, sizeof m->target, "%s", target);
+    const char *base = strrchr(target, '/');
+    base = base ? base + 1 : target;
+    char *end;
+    long pid = strtol(base, &end, 10);
+    if (end != base && *end == '-' && end[1] && pid > 0) {
+        m->pid = pid;
+        snprintf(m->program, sizeof m->program, "%s", end + 1);
+    }
+}
+
+int cli_snapshot(const char *target, const char *output, bool force, const cli_common *common) {
+    hs_error err = {0};
+    cli_session s;
+    if (cli_session_open(target, common, &s, &err) != HS_OK)
+        return cli_report(&err);
+    store_meta meta = {0};
+    if (s.snapshot) /* a copy keeps where and when the pause was taken */
+        meta = *store_snapshot_meta(s.snapshot);
+    else {
+        describe_target(target, &meta);
+        meta.paused_at = (int64_t)time(NULL);
+    }
+    bool tty = isatty(STDERR_FILENO);
+    struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    store_write_options opts = {.replace = force, .progress = show_progress, .progress_ctx = &tty};
+    hs_status st = store_snapshot_write(s.heap, output, &meta, &opts, &err);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    if (tty)
+        fputs("\r\033[K", stderr);
+    uint64_t heap_bytes = heap_block_bytes(s.heap);
+    hs_error close_err = {0};
+    hs_status cst = cli_session_close(&s, common, &close_err);
+    if (st != HS_OK)
+        return cli_report(&err);
+    if (cst != HS_OK)
+        return cli_report(&close_err);
+    store_snapshot *written;
+    if (store_snapshot_open(output, &written, &err) != HS_OK)
+        return cli_report(&err);
+    const store_meta *m = store_snapshot_meta(written);
+    FILE *f = fopen(output, "rb");
+    long size = 0;
+    if (f && fseek(f, 0, SEEK_END) == 0)
+        size = ftell(f);
+    if (f)
+        fclose(f);
+    if (common->json) {
+        printf("{\"file\": ");
+        cli_json_string(stdout, output);
+        printf(", \"closures\": %" PRIu64 ", \"closure_bytes\": %" PRIu64
+               ", \"heap_bytes\": %" PRIu64 ", \"file_bytes\": %ld}\n",
+               m->closures, m->closure_bytes, heap_bytes, size);
+    } else {
+        printf("wrote %s: %" PRIu64 " closures (%" PRIu64 " bytes) from %.1f MB of heap, "
+               "%.1f MB\n",
+               output, m->closures, m->closure_bytes, (double)heap_bytes / 1e6,
+               (double)size / 1e6);
+    }
+    store_snapshot_close(written);
+    return 0;
+}
