@@ -142,7 +142,7 @@ void query_filters_free(query_filters *f);
 hs_status query_filters_add(query_filters *f, query_filter_kind kind, const char *text,
                             bool invert, hs_error *err);
 size_t query_filters_count(const query_filters *f);
-/* Filter i as the TUI's filter list shows it: "Constructor name Leak",
+/* Filter i as the TUI's filter list shows it: "Exact constructor name Leak",
  * "!Era range [2,∞)", "Closure type THUNK". */
 void query_filters_describe(const query_filters *f, size_t i, char *buf, size_t cap);
 /* "constructor", "exact", "closure-name", "address", "info", "type",

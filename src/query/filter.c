@@ -59,11 +59,13 @@ static const char *const kind_names[QUERY_FILTER_KIND_COUNT] = {
     [QUERY_FILTER_COST_CENTRE] = "cost-centre",
 };
 
-/* The TUI's row labels (§4.3), the regex shown as a regex. */
+/* The filter list's labels, each naming what it matches (ghc-debug's
+ * §4.3 labels call the closure-name filter "Constructor name (exact)");
+ * the regex is shown as a regex. */
 static const char *const row_labels[QUERY_FILTER_KIND_COUNT] = {
     [QUERY_FILTER_CONSTRUCTOR] = "Constructor name matching",
-    [QUERY_FILTER_EXACT] = "Constructor name",
-    [QUERY_FILTER_CLOSURE_NAME] = "Constructor name (exact)",
+    [QUERY_FILTER_EXACT] = "Exact constructor name",
+    [QUERY_FILTER_CLOSURE_NAME] = "Closure name (IPE)",
     [QUERY_FILTER_ADDRESS] = "Closure address",
     [QUERY_FILTER_INFO] = "Info table address",
     [QUERY_FILTER_TYPE] = "Closure type",

@@ -119,7 +119,7 @@ typedef struct tui_explorer {
     tui_view *roots;
     tui_view *hist[TUI_HISTORY_MAX]; /* roots and search views, oldest first */
     size_t n_hist, pos;
-    tui_filter_spec filters[TUI_MAX_FILTERS]; /* [0] is the front: evaluated first */
+    tui_filter_spec filters[TUI_MAX_FILTERS]; /* in the order given: [0] evaluated first */
     size_t n_filters;
     query_filters *built;    /* the specs compiled, in the same order */
     uint64_t limit;          /* 0 = unlimited */
@@ -190,7 +190,7 @@ void tui_search_submit_filter(tui_app *app);
 void tui_search_submit_limit(tui_app *app);
 void tui_search_submit_remove(tui_app *app);
 void tui_search_submit_large(tui_app *app);
-/* "Constructor name Leak", as the filter bar shows filter i. */
+/* "Exact constructor name Leak", as the filter bar shows filter i. */
 void tui_filter_describe(const tui_app *app, size_t i, char *buf, size_t cap);
 
 /* ---- prompts (footer.c) ---- */

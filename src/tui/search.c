@@ -1,7 +1,8 @@
 /* Searches and filters: the prompts that add a filter or start a search,
- * the active filter list (newest first, as ghc-debug keeps it), the search
- * limit, and running a retainer search into a new view whose rows are the
- * matches, each opening into its path. The search itself is query/'s. */
+ * the active filter list (in the order given, which is the order they
+ * apply in; ghc-debug lists the newest first), the search limit, and
+ * running a retainer search into a new view whose rows are the matches,
+ * each opening into its path. The search itself is query/'s. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,19 +76,19 @@ static void set_filters(tui_app *app, const tui_filter_spec *specs, size_t n) {
     rebuild(ex, &err);
 }
 
-static void prepend(tui_app *app, const tui_filter_spec *spec) {
+/* A new filter goes last: the list shows the filters in the order they
+ * were given, which is the order they apply in (as on the command line). */
+static void append(tui_app *app, const tui_filter_spec *spec) {
     tui_explorer *ex = &app->ex;
     if (ex->n_filters == TUI_MAX_FILTERS) {
         tui_app_message(app, TUI_ROLE_ERROR, "at most %d filters", TUI_MAX_FILTERS);
         return;
     }
-    memmove(ex->filters + 1, ex->filters, ex->n_filters * sizeof ex->filters[0]);
-    ex->filters[0] = *spec;
-    ex->n_filters++;
+    ex->filters[ex->n_filters++] = *spec;
     hs_error err;
     rebuild(ex, &err);
     char d[320], key[32];
-    tui_filter_describe(app, 0, d, sizeof d);
+    tui_filter_describe(app, ex->n_filters - 1, d, sizeof d);
     tui_app_message(app, TUI_ROLE_INFO, "filter added: %s (%s searches with the filters)", d,
                     tui_command_key("Search with filters", key, sizeof key));
 }
@@ -206,7 +207,7 @@ void tui_search_submit_filter(tui_app *app) {
         return;
     }
     if (p->kind == TUI_PROMPT_FILTER_ADD) {
-        prepend(app, &spec);
+        append(app, &spec);
         return;
     }
     if (spec.kind == QUERY_FILTER_ADDRESS && !spec.invert && !closure_lives_at(app, spec.text))

@@ -38,7 +38,7 @@ class PlantedLeak(PlantedCase):
         out = self.json_of("retainers", "--exact", "Leak", "--limit", "1")
         self.assertEqual(out["count"], 1)
         self.assertTrue(out["limit_reached"])
-        self.assertEqual(out["filters"], ["Constructor name Leak"])
+        self.assertEqual(out["filters"], ["Exact constructor name Leak"])
         m = out["matches"][0]
         planted = self.plan["leak"]["path"]
         self.assertEqual([s["address"] for s in m["path"]], [p["address"] for p in planted])
@@ -95,6 +95,13 @@ class PlantedLeak(PlantedCase):
         self.assertIn(thunk["location"], r.stdout)
         self.assertEqual(lines[2 + len(planted)], "")
         self.assertTrue(lines[-1].startswith("2 matches, stopped at the limit of 2"), lines[-1])
+
+    def test_filter_labels_name_what_they_match(self):
+        out = self.json_of("find", "--closure-name", "Leak_con_info", "--exact", "Leak",
+                           "--constructor", "^L", "--limit", "1")
+        self.assertEqual(out["filters"], ["Closure name (IPE) Leak_con_info",
+                                          "Exact constructor name Leak",
+                                          "Constructor name matching /^L/"])
 
     def test_every_leak_lies_below_the_thunk(self):
         out = self.json_of("retainers", "--exact", "Leak", "--limit", "0")

@@ -115,6 +115,32 @@ class Search(TuiCase):
         t.wait_text("no closure looked at has info-table provenance", timeout=120,
                     what="why a closure-name search matched nothing")
 
+    def palette(self, t, command):
+        before = t.screen()
+        t.keys("C-p")
+        t.wait_change(before, what="the palette")
+        t.type(command)
+        t.wait_text(command, what="%r in the palette" % command)
+        t.keys("Enter")
+
+    def test_filter_list_names_each_filter_in_the_order_given(self):
+        # issue 9, item 7: the closure-name filter is no "Constructor name
+        # (exact)", and the list is in the order the filters apply
+        t = self.paused(self.d, width=140)
+        for command, value in (("Add filter: exact constructor name", "Leak"),
+                               ("Add filter: closure name", "Leak_con_info"),
+                               ("Add filter: constructor regex", "^L")):
+            self.palette(t, command)
+            t.wait_regex(r"(?i)name.*: $|regex.*: $", what="the prompt of %s" % command)
+            t.type(value)
+            t.keys("Enter")
+            t.wait_text("filter added", what="%s added" % command)
+        s = t.wait_text("Filters: ", what="the filter bar")
+        bar = s.lines[s.row_with("Filters: ")]
+        self.assertRegex(bar, r"Filters: 1:Exact constructor name Leak\s+"
+                              r"2:Closure name \(IPE\) Leak_con_info\s+"
+                              r"3:Constructor name matching /\^L/", s.dump())
+
     def test_ctrl_g_inverts_and_ctrl_w_clears(self):
         t = self.paused(self.d)
         before = t.screen()

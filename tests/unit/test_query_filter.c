@@ -438,8 +438,9 @@ Test(query_filter, describe_like_the_filter_list) {
     cr_assert_eq(query_filters_add(f, QUERY_FILTER_MIN_SIZE, "0x10", false, &err), HS_OK);
     cr_assert_eq(query_filters_add(f, QUERY_FILTER_CONSTRUCTOR, "^L", false, &err), HS_OK);
     char buf[128];
-    static const char *want[] = {"Constructor name Leak", "!Era range [2,\xe2\x88\x9e)",
-                                 "Closure address 0x42001000a8", "!Constructor name (exact) sat_info",
+    /* each label names what it matches (issue 9, item 7) */
+    static const char *want[] = {"Exact constructor name Leak", "!Era range [2,\xe2\x88\x9e)",
+                                 "Closure address 0x42001000a8", "!Closure name (IPE) sat_info",
                                  "Size (lower bound) 16", "Constructor name matching /^L/"};
     cr_assert_eq(query_filters_count(f), 6);
     for (size_t i = 0; i < 6; i++) {
