@@ -11,6 +11,7 @@
 
 #include "synth.h"
 #include "synth_gen.h"
+#include "synth_ghcdebug.h"
 #include "synth_server.h"
 #include "synth_server_cli.h"
 
@@ -79,14 +80,15 @@ int main(int argc, char **argv) {
     /* check where to listen before the (possibly long) generation; bind
      * after it, so that a socket that accepts is a debuggee that answers */
     char path[4096];
-    if (!cli.plan_only && !cli.tcp && !cli.socket_path) {
+    bool serve = !cli.plan_only && !cli.ghcdebug_path;
+    if (serve && !cli.tcp && !cli.socket_path) {
         if (synth_socket_path(path, sizeof path, err, sizeof err) != 0) {
             fprintf(stderr, "heapscope-debuggee: %s\n", err);
             return 1;
         }
         cli.socket_path = path;
     }
-    if (!cli.plan_only && synth_listen_check(cli.socket_path, cli.tcp, err, sizeof err) != 0) {
+    if (serve && synth_listen_check(cli.socket_path, cli.tcp, err, sizeof err) != 0) {
         fprintf(stderr, "heapscope-debuggee: %s\n", err);
         return cli.tcp || cli.socket_path != path ? 2 : 1; /* an option, or the environment */
     }
@@ -99,7 +101,12 @@ int main(int argc, char **argv) {
     int status = 0;
     if (cli.plan_path || cli.plan_only)
         status = write_plan(&p, cli.plan_path ? cli.plan_path : "-") ? 1 : 0;
-    if (status != 0 || cli.plan_only || g_stop) {
+    if (status == 0 && cli.ghcdebug_path &&
+        synth_write_ghcdebug_snapshot(&p, cli.ghcdebug_path, err, sizeof err) != 0) {
+        fprintf(stderr, "heapscope-debuggee: ghc-debug snapshot: %s\n", err);
+        status = 1;
+    }
+    if (status != 0 || !serve || g_stop) {
         synth_process_free(&p);
         return status;
     }

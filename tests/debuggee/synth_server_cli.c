@@ -36,6 +36,10 @@ static const char usage[] =
     "                           and a Leak that only a saved object reaches\n"
     "  --plan FILE              write the JSON plan of what was planted ('-' = stdout)\n"
     "  --plan-only              write the plan (to stdout without --plan) and exit\n"
+    "  --ghc-debug-snapshot FILE\n"
+    "                           write FILE as ghc-debug 0.6's \"Take snapshot\" would\n"
+    "                           (the requests its client makes during a pause, with\n"
+    "                           this heap's answers, in its cache encoding) and exit\n"
     "serving:\n"
     "  --max-connections N      exit after serving N connections\n"
     "  --self-pause-after MS    the program pauses itself after MS milliseconds\n"
@@ -160,7 +164,7 @@ int synth_cli_parse(int argc, char **argv, synth_cli *cli, synth_options *gen, c
         static const char *const with_value[] = {
             "--socket", "--tcp", "--plan", "--closures", "--eras", "--leak-constructor",
             "--leak-count", "--leak-era", "--seed", "--max-connections", "--self-pause-after",
-            "--silent-on"};
+            "--silent-on", "--ghc-debug-snapshot"};
         const char *opt = NULL;
         for (size_t k = 0; k < sizeof with_value / sizeof *with_value && !opt; k++)
             if (is(with_value[k], a, &v))
@@ -182,6 +186,10 @@ int synth_cli_parse(int argc, char **argv, synth_cli *cli, synth_options *gen, c
             if (!v[0])
                 return fail(err, errlen, "--plan: the file name is empty");
             cli->plan_path = v;
+        } else if (strcmp(opt, "--ghc-debug-snapshot") == 0) {
+            if (!v[0])
+                return fail(err, errlen, "--ghc-debug-snapshot: the file name is empty");
+            cli->ghcdebug_path = v;
         } else if (strcmp(opt, "--closures") == 0) {
             if (number(opt, v, 1, MAX_CLOSURES, &n, err, errlen))
                 return -1;

@@ -1,10 +1,10 @@
 /* Deterministic fuzzing of every parser of outside bytes: answer bodies of
- * every command, constructor descriptions, theme files, era ranges and
- * integers typed by the user, /proc maps lines and ELF notes. Inputs are
- * random bytes and mutations of valid ones (the spec's vectors); a fixed
- * seed keeps runs repeatable. The sanitizer build turns any overread, leak
- * or undefined behaviour into a failure; the checks here assert the
- * invariants of what was accepted. */
+ * every command, ghc-debug snapshot files, constructor descriptions, theme
+ * files, era ranges and integers typed by the user, /proc maps lines and ELF
+ * notes. Inputs are random bytes and mutations of valid ones (the spec's
+ * vectors); a fixed seed keeps runs repeatable. The sanitizer build turns
+ * any overread, leak or undefined behaviour into a failure; the checks here
+ * assert the invariants of what was accepted. */
 #include <criterion/criterion.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -12,7 +12,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "ghcdebug_build.h"
 #include "heapscope/cache.h"
+#include "heapscope/ghcdebug_file.h"
 #include "heapscope/query.h"
 #include "heapscope/tui.h"
 #include "heapscope/wire.h"
@@ -129,6 +131,43 @@ Test(fuzz, answer_bodies) {
         wire_decode_srts(in, n, 1 + rnd() % 3, srts, &err);
         wire_decode_one_ptr(in, n, &one, &err);
     }
+}
+
+/* ghc-debug snapshots: mutations of a file with one entry of every kind. */
+Test(fuzz, ghcdebug_snapshots) {
+    gdb seed;
+    gdb_sample(&seed);
+    uint8_t in[2048];
+    cr_assert_lt(seed.len, sizeof in);
+    int accepted = 0;
+    for (int r = 0; r < ROUNDS / 4; r++) {
+        size_t n = make_input(in, sizeof in, seed.b, seed.len);
+        if (rnd() % 4 == 0) /* keep the header valid more often */
+            memcpy(in, seed.b, n < 12 ? n : 12);
+        ghcdebug_file *f = NULL;
+        hs_error err = {0};
+        if (ghcdebug_file_parse(in, n, &f, &err) != HS_OK) {
+            cr_assert(err.message[0] && !strchr(err.message, '\n'));
+            continue;
+        }
+        accepted++;
+        cr_assert_leq(ghcdebug_file_version(f)->prof_mode, 5);
+        size_t nb;
+        const ghcdebug_block *b = ghcdebug_file_blocks(f, &nb);
+        for (size_t i = 1; i < nb; i++)
+            cr_assert_lt(b[i - 1].start, b[i].start);
+        wire_con_desc cd;
+        if (ghcdebug_file_con_desc(f, 0x403000, &cd, &err) == HS_OK)
+            cr_assert(cd.raw && cd.name && strlen(cd.raw) >= strlen(cd.name));
+        wire_con_desc_free(&cd);
+        wire_cc cc;
+        if (ghcdebug_file_cc(f, 0x4c2000, &cc, &err) == HS_OK)
+            cr_assert(cc.label && cc.module && cc.srcloc);
+        wire_cc_free(&cc);
+        ghcdebug_file_free(f);
+    }
+    cr_assert_gt(accepted, ROUNDS / 400, "mutations too rarely stay valid: %d", accepted);
+    gdb_free(&seed);
 }
 
 /* Printable-ish text with the characters the text parsers care about. */
