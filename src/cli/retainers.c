@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "heapscope/closure_type.h"
+#include "heapscope/plural.h"
 #include "search.h"
 
 /* What the match is: its constructor name, else its closure type. */
@@ -19,11 +20,11 @@ static const char *what(const query_step *s) {
 static void match_text(FILE *out, const query_match *m) {
     const query_step *last = &m->steps[m->n_steps - 1];
     const char *start = m->from_saved_object ? "saved object" : "GC root";
-    fprintf(out, "#%" PRIu64 "  %s at 0x%" PRIx64 ", %" PRIu32 " step%s from a %s", m->number,
-            what(last), last->addr, m->depth, m->depth == 1 ? "" : "s", start);
+    fprintf(out, "#%" PRIu64 "  %s at 0x%" PRIx64 ", %" PRIu32 " %s from a %s", m->number,
+            what(last), last->addr, m->depth, hs_plural(m->depth, "step", "steps"), start);
     if (m->n_newer_retains_older)
-        fprintf(out, "; %zu edge%s where a newer era retains an older one",
-                m->n_newer_retains_older, m->n_newer_retains_older == 1 ? "" : "s");
+        fprintf(out, "; %zu %s where a newer era retains an older one",
+                m->n_newer_retains_older, hs_plural(m->n_newer_retains_older, "edge", "edges"));
     fputc('\n', out);
     int width = (int)strlen(start);
     for (size_t i = 1; i < m->n_steps; i++)

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "heapscope/plural.h"
 #include "output.h"
 #include "search.h"
 
@@ -63,10 +64,11 @@ static void print_tail(const query_search_stats *st, const cli_common *common) {
                st->traversal.visited);
         return;
     }
-    printf("%" PRIu64 " match%s", st->matches, st->matches == 1 ? "" : "es");
+    printf("%" PRIu64 " %s", st->matches, hs_plural(st->matches, "match", "matches"));
     if (st->limit_reached)
         printf(", stopped at the limit of %ld (--limit 0 shows all)", common->limit);
-    printf("; %" PRIu64 " closures visited\n", st->traversal.visited);
+    printf("; %" PRIu64 " %s visited\n", st->traversal.visited,
+           hs_plural(st->traversal.visited, "closure", "closures"));
 }
 
 int cli_run_search(const char *target, const cli_common *common, const cli_search_view *v) {

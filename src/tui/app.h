@@ -85,6 +85,7 @@ typedef struct tui_match {
     size_t first_step;
     uint32_t n_steps;
     uint32_t n_newer;
+    bool from_saved; /* the path starts at a saved object, not a GC root */
 } tui_match;
 
 typedef struct tui_view {

@@ -9,11 +9,12 @@
 
 #include "app.h"
 #include "heapscope/closure_type.h"
+#include "heapscope/plural.h"
 #include "term.h"
 #include "tui_curses.h"
 
 #define ITEMS_MAX 20
-#define KEY_COLS 13
+#define KEY_COLS 13 /* at least */
 
 typedef struct item {
     const char *key;
@@ -110,11 +111,13 @@ static void match_items(tui_app *app, items *s, const tui_node *n) {
     tui_view *v = tui_explorer_view(app);
     if (n->flags & TUI_NODE_MATCH && v && n->aux < v->n_matches) {
         const tui_match *m = &v->matches[n->aux];
-        ADD(s, "Match", TUI_ROLE_MATCH, "%" PRIu64 " of %zu, %u steps from a root", n->aux + 1,
-            v->n_matches, m->n_steps ? m->n_steps - 1 : 0);
+        uint32_t steps = m->n_steps ? m->n_steps - 1 : 0;
+        ADD(s, "Match", TUI_ROLE_MATCH, "%" PRIu64 " of %zu, %u %s from a %s", n->aux + 1,
+            v->n_matches, steps, hs_plural(steps, "step", "steps"),
+            m->from_saved ? "saved object" : "GC root");
         if (m->n_newer)
-            ADD(s, "Eras", TUI_ROLE_LEAK_EDGE, "%u edge%s where a newer era retains an older one",
-                m->n_newer, m->n_newer == 1 ? "" : "s");
+            ADD(s, "Eras", TUI_ROLE_LEAK_EDGE, "%u %s where a newer era retains an older one",
+                m->n_newer, hs_plural(m->n_newer, "edge", "edges"));
     }
     if ((n->flags & TUI_NODE_LEAK) && !(n->flags & TUI_NODE_MATCH))
         ADD(s, "Retained", TUI_ROLE_LEAK_EDGE, "by a closure of a newer era (the row above)");
@@ -164,10 +167,13 @@ static void collect(tui_app *app, tui_tree *t, tui_node_id id, items *s) {
 /* Lays the items out in w columns from (y, x); draws when h > 0. Returns
  * the lines used. Side panes (narrow) get one item per line. */
 static int layout(const items *s, int y, int x, int h, int w, bool one_per_line) {
-    int line = 0, col = 0;
+    int line = 0, col = 0, key_cols = KEY_COLS; /* a side pane's keys: the longest + a space */
+    for (size_t i = 0; i < s->n; i++)
+        if ((int)strlen(s->it[i].key) + 1 > key_cols)
+            key_cols = (int)strlen(s->it[i].key) + 1;
     for (size_t i = 0; i < s->n; i++) {
         const item *it = &s->it[i];
-        int kw = one_per_line ? KEY_COLS : (int)strlen(it->key) + 1;
+        int kw = one_per_line ? key_cols : (int)strlen(it->key) + 1;
         int need = kw + tui_text_cols(it->value, strlen(it->value));
         if (i > 0 && (one_per_line || col + need > w)) {
             line++;
@@ -178,7 +184,7 @@ static int layout(const items *s, int y, int x, int h, int w, bool one_per_line)
         if (one_per_line && w > kw) { /* a side pane wraps long values under themselves */
             const char *v = it->value;
             for (;;) {
-                size_t n = tui_text_fit(v, w - kw);
+                size_t n = tui_text_wrap(v, w - kw);
                 char part[sizeof it->value];
                 snprintf(part, sizeof part, "%.*s", (int)n, v);
                 if (line < h)

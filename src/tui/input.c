@@ -147,6 +147,16 @@ int tui_text_cols(const char *s, size_t len) {
     return cols;
 }
 
+size_t tui_text_wrap(const char *s, int cols) {
+    size_t n = tui_text_fit(s, cols);
+    if (s[n] == '\0' || s[n] == ' ')
+        return n;
+    for (size_t k = n - (n > 0); k > 0; k--) /* the last space that fits, not a leading one */
+        if (s[k] == ' ')
+            return k;
+    return n; /* one word longer than the line: cut it */
+}
+
 size_t tui_text_fit(const char *s, int cols) {
     if (cols <= 0)
         return 0;

@@ -32,5 +32,8 @@ int tui_text_cols(const char *s, size_t len);
 /* How many bytes of s fit in cols columns, whole characters only (at
  * least one character when cols > 0, so that wrapping always advances). */
 size_t tui_text_fit(const char *s, int cols);
+/* The same, but a line of text ends at the last space that fits when the
+ * next word would not (word wrap); the caller skips the spaces after it. */
+size_t tui_text_wrap(const char *s, int cols);
 
 #endif

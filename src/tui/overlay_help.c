@@ -1,5 +1,7 @@
 /* The ? overlay: every command of the table under its group, with its
- * keys, name and what it does; the ones that cannot run now are greyed. */
+ * keys, name and what it does (wrapped, never cut); the ones that cannot
+ * run now are greyed. */
+#include <stdio.h>
 #include <string.h>
 
 #include "app.h"
@@ -13,19 +15,34 @@
 typedef struct help_line {
     const char *heading; /* or NULL for a command */
     size_t cmd;
+    size_t from, len;    /* the part of the command's help on this line */
 } help_line;
 
-static size_t lines(help_line *out, size_t cap) {
+#define MAX_LINES 768
+
+/* Lines of the help overlay of a box whose text is cols wide: a long
+ * description wraps at spaces onto lines of its own, under the name. */
+static size_t lines(help_line *out, size_t cap, int cols) {
     size_t n = 0;
     const char *group = NULL;
     for (size_t i = 0; i < tui_n_commands && n + 2 < cap; i++) {
         if (!group || strcmp(group, tui_commands[i].group) != 0) {
             group = tui_commands[i].group;
             if (n > 0)
-                out[n++] = (help_line){"", 0};
-            out[n++] = (help_line){group, 0};
+                out[n++] = (help_line){"", 0, 0, 0};
+            out[n++] = (help_line){group, 0, 0, 0};
         }
-        out[n++] = (help_line){NULL, i};
+        const char *help = tui_commands[i].help, *name = tui_commands[i].name;
+        int first = cols - tui_text_cols(name, strlen(name)) - 2; /* after "name: " */
+        size_t from = 0;
+        do {
+            size_t len =
+                tui_text_wrap(help + from, from == 0 && first < 12 ? 0 : from == 0 ? first : cols);
+            out[n++] = (help_line){NULL, i, from, len};
+            from += len;
+            while (help[from] == ' ')
+                from++;
+        } while (help[from] && n < cap);
     }
     return n;
 }
@@ -38,10 +55,10 @@ static void box_size(int *y, int *x, int *h, int *w) {
 }
 
 void tui_help_draw(tui_app *app) {
-    static help_line ls[256];
-    size_t n = lines(ls, sizeof ls / sizeof ls[0]);
+    static help_line ls[MAX_LINES];
     int y, x, h, w;
     box_size(&y, &x, &h, &w);
+    size_t n = lines(ls, MAX_LINES, w - 4 - KEYS_COLS);
     int attr = tui_attr(TUI_ROLE_OVERLAY);
     bool ascii = !tui_term_caps_get()->utf8;
     tui_box(y, x, h, w,
@@ -60,13 +77,18 @@ void tui_help_draw(tui_app *app) {
         const tui_command *cmd = &tui_commands[l->cmd];
         bool off = tui_command_unavailable(app, cmd) != NULL;
         int a = off ? tui_attr(TUI_ROLE_DISABLED) : attr;
-        char keys[96];
-        tui_command_keys(cmd, ascii, " ", keys, sizeof keys);
-        tui_put(ly, lx, keys[0] ? keys : "(palette)", KEYS_COLS - 1, keys[0] ? a | (int)A_BOLD : a);
         int cx = lx + KEYS_COLS;
-        cx += tui_put(ly, cx, cmd->name, lw - KEYS_COLS, a | A_BOLD);
-        cx += tui_put(ly, cx, ": ", lx + lw - cx, a);
-        tui_put(ly, cx, cmd->help, lx + lw - cx, a);
+        if (l->from == 0) { /* the command's first line: keys and name */
+            char keys[96];
+            tui_command_keys(cmd, ascii, " ", keys, sizeof keys);
+            tui_put(ly, lx, keys[0] ? keys : "(palette)", KEYS_COLS - 1,
+                    keys[0] ? a | (int)A_BOLD : a);
+            cx += tui_put(ly, cx, cmd->name, lw - KEYS_COLS, a | A_BOLD);
+            cx += tui_put(ly, cx, ": ", lx + lw - cx, a);
+        }
+        char part[512];
+        snprintf(part, sizeof part, "%.*s", (int)l->len, cmd->help + l->from);
+        tui_put(ly, cx, part, lx + lw - cx, a);
     }
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "heapscope/grow.h"
+#include "heapscope/plural.h"
 #include "app.h"
 #include "commands.h"
 #include "term.h"
@@ -147,8 +148,8 @@ void tui_search_submit_limit(tui_app *app) {
     }
     app->ex.limit = v <= 0 ? 0 : (uint64_t)v;
     if (app->ex.limit)
-        tui_app_message(app, TUI_ROLE_INFO, "searches show at most %" PRIu64 " matches",
-                        app->ex.limit);
+        tui_app_message(app, TUI_ROLE_INFO, "searches show at most %" PRIu64 " %s",
+                        app->ex.limit, hs_plural(app->ex.limit, "match", "matches"));
     else
         tui_app_message(app, TUI_ROLE_INFO, "searches show every match");
 }
@@ -251,7 +252,8 @@ static bool on_match(void *ctx, heap *h, const query_match *m) {
     }
     tui_match *keep = &v->matches[v->n_matches];
     *keep = (tui_match){.first_step = v->n_steps, .n_steps = (uint32_t)m->n_steps,
-                        .n_newer = (uint32_t)m->n_newer_retains_older};
+                        .n_newer = (uint32_t)m->n_newer_retains_older,
+                        .from_saved = m->from_saved_object};
     for (size_t i = 0; i < m->n_steps; i++) {
         const query_step *s = &m->steps[i];
         const char *edge = i > 0 && s->edge ? s->edge
@@ -339,17 +341,19 @@ void tui_search_run(tui_app *app, const char *title) {
     tui_explorer_push(app, v);
     v->sel = 0;
     if (cancelled)
-        tui_app_message(app, TUI_ROLE_INFO, "search cancelled: %zu matches so far", v->n_matches);
+        tui_app_message(app, TUI_ROLE_INFO, "search cancelled: %zu %s so far", v->n_matches,
+                        hs_plural(v->n_matches, "match", "matches"));
     else if (v->n_matches == 0 && query_filters_provenance_missing(ex->built))
         tui_app_message(app, TUI_ROLE_INFO,
                         "nothing matched: no closure looked at has info-table provenance, so "
                         "a closure-name filter cannot match (build the program with "
                         "-finfo-table-map)");
     else if (v->n_matches == 0)
-        tui_app_message(app, TUI_ROLE_INFO, "nothing matched (%" PRIu64 " closures visited)",
-                        stats.traversal.visited);
+        tui_app_message(app, TUI_ROLE_INFO, "nothing matched (%" PRIu64 " %s visited)",
+                        stats.traversal.visited,
+                        hs_plural(stats.traversal.visited, "closure", "closures"));
     else
-        tui_app_message(app, TUI_ROLE_INFO, "%zu match%s%s; Enter opens a path", v->n_matches,
-                        v->n_matches == 1 ? "" : "es",
+        tui_app_message(app, TUI_ROLE_INFO, "%zu %s%s; Enter opens a path", v->n_matches,
+                        hs_plural(v->n_matches, "match", "matches"),
                         stats.limit_reached ? " (the search limit)" : "");
 }

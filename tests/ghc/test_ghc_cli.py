@@ -25,9 +25,10 @@ def run(*args, timeout=120):
 class Program:
     """The GHC program on a private socket; it ends when its stdin closes.
     With xdg=True it gets no GHC_DEBUG_SOCKET but an XDG_DATA_HOME, and
-    must put its socket in the sockets directory there (spec §3.1)."""
+    must put its socket in the sockets directory there (spec §3.1). path:
+    another program than the one under test (the profiled build)."""
 
-    def __init__(self, *args, xdg=False):
+    def __init__(self, *args, xdg=False, path=None):
         self.dir = tempfile.TemporaryDirectory(prefix="heapscope-ghc-")
         self.log = open(os.path.join(self.dir.name, "stderr"), "w+")
         env = dict(os.environ)
@@ -36,11 +37,11 @@ class Program:
             env["XDG_DATA_HOME"] = self.dir.name
         else:
             env["GHC_DEBUG_SOCKET"] = os.path.join(self.dir.name, "sock")
-        self.proc = subprocess.Popen([PROGRAM, *args], stdin=subprocess.PIPE, stdout=self.log,
+        self.proc = subprocess.Popen([path or PROGRAM, *args], stdin=subprocess.PIPE, stdout=self.log,
                                      stderr=self.log, env=env, cwd=self.dir.name)
         self.socket = env.get("GHC_DEBUG_SOCKET") or os.path.join(
             self.dir.name, "ghc-debug", "debuggee", "sockets",
-            "%d-%s" % (self.proc.pid, os.path.basename(PROGRAM)))
+            "%d-%s" % (self.proc.pid, os.path.basename(path or PROGRAM)))
         deadline = time.time() + 60
         while time.time() < deadline:
             if self.proc.poll() is not None:

@@ -155,6 +155,20 @@ class Explorer(TuiCase):
                    "Esc to close the overlay")
         self.assertTrue(t.running())
 
+    def test_help_overlay_wraps_long_descriptions(self):
+        # issue 9, item 8: a description longer than the box goes on under
+        # its name instead of being cut (a tall pane shows the whole list)
+        table = harness.command_table()
+        t = self.paused(self.d, width=80, height=200)
+        before = t.screen()
+        t.keys("?")
+        s = t.wait_change(before, what="the help overlay")
+        inside = " ".join(re.sub(r"^\s*[│|]|[│|]\s*$", "", l) for l in s.lines)
+        inside = " ".join(inside.split())
+        cut = [name for _, _, _, name, text in table if " ".join(text.split()) not in inside]
+        self.assertEqual(cut, [], "descriptions cut short:\n" + s.dump())
+        self.assertTrue(any(len(text) > 60 for *_, text in table), "a description long enough")
+
     def test_palette_filters_and_runs_commands(self):
         table = harness.command_table()
         names = [row[3] for row in table]

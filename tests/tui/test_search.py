@@ -88,6 +88,16 @@ class Search(TuiCase):
         matches = {m.group(1) for m in map(self.leak_row.search, s.lines) if m}
         self.assertTrue(1 <= len(matches) <= 3, "at most 3 matches with limit 3:\n" + s.dump())
 
+    def test_match_details_count_steps_in_words(self):
+        # issue 9, item 8: "1 step", not "1 steps"; and from which start
+        d = self.debuggee("4245-orphan", harness.LEAK_ARGS + ("--saved-shortcut",))
+        orphan = d.plan["saved_shortcut"]["orphan"]
+        t = self.paused(d)
+        self.search(t, orphan, key="C-a")
+        s = t.wait_text("1 of 1, 1 step from a saved object", timeout=60,
+                        what="the match's details")
+        self.assertNotIn("1 steps", s.text)
+
     def test_find_address_where_no_closure_lives(self):
         t = self.paused(self.d)
         stale = "0x%x" % (int(self.match["address"], 16) + 8)  # inside the first Leak

@@ -117,3 +117,12 @@ Test(tui_input, text_fit_counts_columns) {
     cr_assert_eq(tui_text_fit("\xe2\x88\x9e\xe2\x88\x9e", 1), 3, "whole characters");
     cr_assert_eq(tui_text_fit("abc", 0), 0);
 }
+
+Test(tui_input, word_wrap_cuts_at_the_last_space_that_fits) {
+    cr_expect_eq(tui_text_wrap("abc defgh", 6), 3, "before the word that does not fit");
+    cr_expect_eq(tui_text_wrap("ab cd efgh", 5), 5, "a word that ends at the edge");
+    cr_expect_eq(tui_text_wrap("abc", 10), 3, "all of a short text");
+    cr_expect_eq(tui_text_wrap("abcdefgh ij", 4), 4, "a word longer than the line is cut");
+    cr_expect_eq(tui_text_wrap(" abcdefgh", 4), 4, "no empty line for a leading space");
+    cr_expect_eq(tui_text_wrap("abc def", 0), 0);
+}
