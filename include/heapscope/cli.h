@@ -1,10 +1,10 @@
-/* Batch commands of the heapscope binary. main.c parses the command line
- * and calls one of these; each returns the process exit status
- * (0 success, 1 failure reported on stderr, 2 usage error). */
+/* Batch commands of the heapscope binary and its command line. main.c
+ * parses the command line with cli_parse and dispatches; each command
+ * returns the process exit status (0 success, 1 failure reported on
+ * stderr, 2 usage error). */
 #ifndef HEAPSCOPE_CLI_H
 #define HEAPSCOPE_CLI_H
 
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -14,18 +14,6 @@
 #include "heapscope/query.h"
 #include "heapscope/status.h"
 #include "heapscope/wire.h"
-
-/* Options from the command line; each command accepts a subset. */
-enum cli_option {
-    CLI_OPT_JSON = 1 << 0,
-    CLI_OPT_TIMEOUT = 1 << 1,
-    CLI_OPT_LEAVE_PAUSED = 1 << 2,
-    CLI_OPT_DEPTH = 1 << 3,
-    CLI_OPT_BY = 1 << 4,
-    CLI_OPT_TOP = 1 << 5,
-    CLI_OPT_LIMIT = 1 << 6,
-    CLI_OPT_FILTER = 1 << 7, /* any of the filter options */
-};
 
 /* A filter option as given (--constructor REGEX, --not-era RANGE, ...),
  * kept in command-line order: the order the filters are evaluated in. */
@@ -38,6 +26,8 @@ typedef struct cli_filter_arg {
 
 #define CLI_MAX_FILTERS 32
 
+/* The values of the options (defaults from cli_parse); each command reads
+ * those that apply to it. */
 typedef struct cli_common {
     int timeout_ms;    /* idle timeout for answers; connect uses min(it, 5 s) */
     bool json;
@@ -48,23 +38,60 @@ typedef struct cli_common {
     long limit;        /* retainers, find: matches shown, 0 = all (default 100) */
     cli_filter_arg filters[CLI_MAX_FILTERS];
     size_t n_filters;
-    unsigned given;    /* CLI_OPT_* given on the command line */
+    bool demo;         /* --demo */
+    const char *theme; /* explorer: --theme */
 } cli_common;
 
-/* ---- filter options (filters_args.c) ---- */
+/* ---- the command line (parse.c, doc.c; tables in commands.c, options.c) ---- */
 
-/* getopt_long values of the filter options: base + 2 * kind + invert. */
-#define CLI_FILTER_OPT_BASE 512
-#define CLI_FILTER_OPTION_COUNT (2 * QUERY_FILTER_KIND_COUNT)
-/* getopt_long entries of the filter options (--constructor, --not-constructor,
- * ...): CLI_FILTER_OPTION_COUNT of them. */
-extern const struct option cli_filter_options[CLI_FILTER_OPTION_COUNT];
-/* True when opt is one of their values. */
-bool cli_is_filter_option(int opt);
-/* Records a filter option in common; 0, or 2 after a usage message. */
-int cli_filter_option(cli_common *common, int opt, const char *value);
-/* The --help lines of the filter options. */
-void cli_filter_usage(FILE *out);
+typedef struct cli_command cli_command; /* a row of the command table */
+
+/* What the command line asks for. */
+typedef enum cli_action {
+    CLI_ACT_FAIL,     /* a usage error, already reported: exit 2 */
+    CLI_ACT_HELP,     /* --help */
+    CLI_ACT_VERSION,  /* --version */
+    CLI_ACT_KEYS,     /* --keys[=man]: the explorer's key table */
+    CLI_ACT_COMMANDS, /* --commands[=man] (hidden): the command table */
+    CLI_ACT_OPTIONS,  /* --options[=man] (hidden): the option table */
+    CLI_ACT_FILTERS,  /* --filters[=man] (hidden): the filter options */
+    CLI_ACT_EXPLORER, /* no command: the explorer, on args[0] when given */
+    CLI_ACT_DEMO,     /* --demo */
+    CLI_ACT_COMMAND,  /* a batch command */
+} cli_action;
+
+#define CLI_MAX_OPTIONS 64
+
+typedef struct cli_parsed {
+    cli_action action;
+    bool man;                   /* the =man form of --keys, --commands, ... */
+    const cli_command *command; /* CLI_ACT_COMMAND */
+    char **args;                /* operands after the command name (explorer: its target) */
+    int n_args;
+    cli_common common;
+    /* option table rows in the order first given (parse.c) */
+    unsigned char given[2 * CLI_MAX_OPTIONS]; /* 2 row + 1 for a --not- form */
+    size_t n_given;
+} cli_parsed;
+
+/* Parses the command line by the option and command tables: every value
+ * checked, every option checked against what it applies to. A usage error
+ * is reported on stderr and gives CLI_ACT_FAIL. */
+void cli_parse(int argc, char **argv, cli_parsed *out);
+/* Runs the batch command of p (a malformed target is a usage error);
+ * returns the exit status. */
+int cli_run_command(const cli_parsed *p);
+/* 0 for a well-formed target, else 2 after a usage message. */
+int cli_check_target(const char *target);
+
+/* --help, from the tables. */
+void cli_print_help(FILE *out);
+/* The tables, for tests and the man page: tab-separated lines, or (man)
+ * the roff of the man page's COMMANDS, OPTIONS and FILTERS entries. */
+void cli_print_commands(FILE *out, bool man);
+void cli_print_options(FILE *out, bool man);
+void cli_print_filters(FILE *out, bool man);
+
 /* The filters of common, parsed and compiled; 0, or 2 after a usage
  * message (bad regex, malformed era range, unknown closure type, ...). */
 int cli_filters_build(const cli_common *common, query_filters **out);
@@ -118,19 +145,5 @@ int cli_find(const char *target, const cli_common *common);
 /* Writes one pause of target into a new snapshot file at output (replacing
  * an existing one only when force). */
 int cli_snapshot(const char *target, const char *output, bool force, const cli_common *common);
-
-/* The batch commands, for dispatch and for --help. run() gets the
- * positional arguments after the command name. */
-typedef struct cli_command {
-    const char *name;
-    const char *args;    /* synopsis of the arguments */
-    const char *summary; /* one line for --help */
-    int min_args, max_args;
-    unsigned options; /* CLI_OPT_* it accepts */
-    int (*run)(char **args, int n_args, const cli_common *common);
-} cli_command;
-
-extern const cli_command cli_commands[];
-const cli_command *cli_find_command(const char *name);
 
 #endif

@@ -1,7 +1,9 @@
-/* The command table: main.c dispatches through it and --help lists it. */
+/* The command table: one row per batch command, and the explorer's row
+ * (what runs without a command). Parsing, --help and the man page's
+ * COMMANDS section come from it (see table.h). */
 #include <string.h>
 
-#include "heapscope/cli.h"
+#include "table.h"
 
 static int run_info(char **args, int n_args, const cli_common *common) {
     (void)n_args;
@@ -33,28 +35,171 @@ static int run_find(char **args, int n_args, const cli_common *common) {
     return cli_find(args[0], common);
 }
 
-#define SESSION_OPTS (CLI_OPT_JSON | CLI_OPT_TIMEOUT | CLI_OPT_LEAVE_PAUSED)
-#define SEARCH_OPTS (SESSION_OPTS | CLI_OPT_LIMIT | CLI_OPT_FILTER)
+/* ---- the man page's COMMANDS entries (roff) ---- */
 
-const cli_command cli_commands[] = {
-    {"info", "TARGET", "the debuggee's GHC version and profiling mode (no pause)", 1, 1,
-     CLI_OPT_JSON | CLI_OPT_TIMEOUT, run_info},
-    {"roots", "TARGET", "saved objects and GC roots, one closure each", 1, 1, SESSION_OPTS,
-     run_roots},
-    {"show", "TARGET ADDR", "a closure and its children as a tree [--depth N]", 2, 2,
-     SESSION_OPTS | CLI_OPT_DEPTH, run_show},
-    {"census", "TARGET", "count and bytes per bucket [--by type|constructor|era|source] [--top N]",
-     1, 1, SESSION_OPTS | CLI_OPT_BY | CLI_OPT_TOP, run_census},
-    {"retainers", "TARGET FILTERS", "a shortest path from the GC roots to each matching closure",
-     1, 1, SEARCH_OPTS, run_retainers},
-    {"find", "TARGET [FILTERS]", "the closures matching the filters, without paths", 1, 1,
-     SEARCH_OPTS, run_find},
-    {NULL, NULL, NULL, 0, 0, 0, NULL},
+static const char man_info[] =
+    "Print the debuggee's GHC version, profiling mode and whether it uses\n"
+    "tables next to code. Does not pause the program. With\n"
+    ".BR \\-\\-json ,\n"
+    "prints one JSON object with the keys\n"
+    ".BR target ,\n"
+    ".BR ghc_version ,\n"
+    ".BR ghc_major ,\n"
+    ".BR ghc_patch ,\n"
+    ".BR profiling_mode ,\n"
+    ".B profiling\n"
+    "and\n"
+    ".BR tables_next_to_code .\n";
+
+static const char man_roots[] =
+    "Pause the debuggee, read its heap, and list the saved objects (closures\n"
+    "the program registered with the stub) and every GC root: one closure per\n"
+    "line with its address, closure type, size in bytes, era (era-profiled\n"
+    "debuggees), the one-line text ghc-debug-brick shows, and its source\n"
+    "location when the info table has one. GC roots are the threads first,\n"
+    "then stable names and stable pointers. Not capped: every root is listed.\n";
+
+static const char man_show[] =
+    "Show the closure at\n"
+    ".I ADDR\n"
+    "(hex, tag bits ignored) and its children as a tree, each child labelled\n"
+    "with its place in the parent (\"Field 0\", \"SRT\", \"Frame 2 Pointer\", ...).\n"
+    ".BI \\-\\-depth \" N\"\n"
+    "sets how many levels of children are shown (default 2, at most 64); at\n"
+    "most 100 children of one closure are shown, then a count of the rest. A\n"
+    "closure met a second time is marked \"(shown above)\" and not expanded\n"
+    "again. With\n"
+    ".BR \\-\\-json ,\n"
+    "a nested object: each node has\n"
+    ".BR edge ,\n"
+    ".B closure\n"
+    "(as in\n"
+    ".BR roots ),\n"
+    ".B children\n"
+    "and, for repeats,\n"
+    ".BR repeated .\n";
+
+static const char man_census[] =
+    "Count every closure reachable from the GC roots once and sum its size,\n"
+    "per bucket, largest first.\n"
+    ".BI \\-\\-by \" KIND\"\n"
+    "chooses the buckets:\n"
+    ".B type\n"
+    "(closure type, the default),\n"
+    ".B constructor\n"
+    "(package:module:name for constructors, closure type otherwise \\(em the\n"
+    "census of ghc-debug),\n"
+    ".B era\n"
+    "(the era of each closure's profiling header; needs a debuggee run with\n"
+    ".BR \"+RTS \\-he\" )\n"
+    "or\n"
+    ".B source\n"
+    "(the source location of each closure's info table).\n"
+    ".BI \\-\\-top \" N\"\n"
+    "shows only the N largest rows. With\n"
+    ".BR \\-\\-json :\n"
+    ".BR by ,\n"
+    ".BR total_count ,\n"
+    ".B total_bytes\n"
+    "and\n"
+    ".B rows\n"
+    "of\n"
+    ".BR key ,\n"
+    ".BR count ,\n"
+    ".B bytes\n"
+    "and\n"
+    ".BR max .\n";
+
+static const char man_retainers[] =
+    "Find the closures that pass every filter (see\n"
+    ".BR FILTERS ;\n"
+    "at least one is required) and print, for each, a\n"
+    ".I shortest\n"
+    "path to it from the GC roots, or from a saved object when no GC root\n"
+    "reaches it: one block per match, root first, one line per closure with\n"
+    "the field of the previous closure that holds it (\"Stack\", \"Frame 1\n"
+    "Pointer\", \"Value\", \"Field 0\", ...), its address, closure type, size, era\n"
+    "(era-profiled debuggees), text and source location. An edge where a\n"
+    "closure of a newer era retains one of an older era \\(em the signature of\n"
+    "a leak \\(em is marked\n"
+    ".BR \"<\\- newer retains older: era E1 holds era E2\" ,\n"
+    "and the block's title counts such edges. Era 0 (static closures, which\n"
+    "no era allocated) is never called older. The search walks the heap\n"
+    "breadth first from the GC roots, then the saved objects, so matches come\n"
+    "nearest first, and stops after\n"
+    ".B \\-\\-limit\n"
+    "matches (default 100; 0 for all); the last line gives the number of\n"
+    "matches, whether the limit stopped the search, and the closures visited.\n"
+    "A match that lies below another match is reported too.\n"
+    ".IP\n"
+    "This differs from ghc-debug, whose depth-first search reports the first\n"
+    "path its walk happens on \\(em often thousands of steps through a long\n"
+    "list where a path of five exists \\(em and lists the results last found\n"
+    "first.\n"
+    ".IP\n"
+    "With\n"
+    ".BR \\-\\-json :\n"
+    ".BR filters ,\n"
+    ".BR limit ,\n"
+    ".B limit_reached\n"
+    "(true when the search stopped at the limit: there may be more),\n"
+    ".B count\n"
+    "(matches),\n"
+    ".B visited\n"
+    "and\n"
+    ".BR matches ,\n"
+    "each with\n"
+    ".BR number ,\n"
+    ".BR depth ,\n"
+    ".B start\n"
+    "(\"gc-root\" or \"saved-object\"),\n"
+    ".B newer_retains_older\n"
+    "(the number of marked edges) and\n"
+    ".BR path ,\n"
+    "root first: per closure the keys of\n"
+    ".B roots\n"
+    "plus\n"
+    ".B edge\n"
+    "(null for the first) and\n"
+    ".BR newer_retains_older .\n";
+
+static const char man_find[] =
+    "The closures that pass every filter, one line each as in\n"
+    ".BR roots ,\n"
+    "in the same breadth-first order and with the same\n"
+    ".B \\-\\-limit\n"
+    "as\n"
+    ".BR retainers ,\n"
+    "but without paths (nothing is recorded per closure, so it is the cheaper\n"
+    "question). With no filter every closure matches. With\n"
+    ".BR \\-\\-json :\n"
+    ".BR filters ,\n"
+    ".BR limit ,\n"
+    ".BR limit_reached ,\n"
+    ".BR count ,\n"
+    ".B visited\n"
+    "and\n"
+    ".B matches\n"
+    "of\n"
+    ".BR number ,\n"
+    ".B depth\n"
+    "(edges from the nearest root) and\n"
+    ".BR closure .\n";
+
+const cli_command cli_command_table[CLI_N_COMMANDS] = {
+    [CLI_EXPLORER] = {NULL, "[TARGET]", 0, 1, true, NULL,
+                      "the explorer, in the terminal", NULL},
+    [CLI_INFO] = {"info", "TARGET", 1, 1, true, run_info,
+                  "the debuggee's GHC version and profiling mode (no pause)", man_info},
+    [CLI_ROOTS] = {"roots", "TARGET", 1, 1, true, run_roots,
+                   "saved objects and GC roots, one closure each", man_roots},
+    [CLI_SHOW] = {"show", "TARGET ADDR", 2, 2, true, run_show,
+                  "a closure and its children as a tree", man_show},
+    [CLI_CENSUS] = {"census", "TARGET", 1, 1, true, run_census,
+                    "count and bytes per bucket", man_census},
+    [CLI_RETAINERS] = {"retainers", "TARGET FILTERS", 1, 1, true, run_retainers,
+                       "a shortest path from the GC roots to each matching closure",
+                       man_retainers},
+    [CLI_FIND] = {"find", "TARGET [FILTERS]", 1, 1, true, run_find,
+                  "the closures matching the filters, without paths", man_find},
 };
-
-const cli_command *cli_find_command(const char *name) {
-    for (const cli_command *c = cli_commands; c->name; c++)
-        if (strcmp(c->name, name) == 0)
-            return c;
-    return NULL;
-}

@@ -163,7 +163,7 @@ int cli_show(const char *target, const char *address, const cli_common *common) 
                 address);
         return 2;
     }
-    int depth = common->given & CLI_OPT_DEPTH ? common->depth : 2;
+    int depth = common->depth;
     if (depth < 0 || depth > SHOW_MAX_DEPTH) {
         fprintf(stderr, "heapscope: --depth wants 0 to %d\n", SHOW_MAX_DEPTH);
         return 2;

@@ -1,0 +1,244 @@
+/* The option table: every option of the command line, once. Parsing
+ * (parse.c), --help and the man page's OPTIONS and FILTERS (doc.c) read it.
+ * A row says where the option applies (CLI_ON), how its value is stored,
+ * its --help line and its man entry (roff; "For show:" and the like are
+ * added from .commands, so the text starts in lower case when it has one). */
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "table.h"
+
+#define FIELD(f) offsetof(cli_common, f)
+#define AT(p, o, type) ((type *)((char *)&(p)->common + (o)->field))
+
+static int set_flag(cli_parsed *p, const cli_option *o, const char *value, bool inverted) {
+    (void)value, (void)inverted;
+    *AT(p, o, bool) = true;
+    return 0;
+}
+
+static int set_text(cli_parsed *p, const cli_option *o, const char *value, bool inverted) {
+    (void)inverted;
+    *AT(p, o, const char *) = value;
+    return 0;
+}
+
+static int parse_number(const cli_option *o, const char *text, long *out) {
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno || end == text || *end || v < o->lo || v > o->hi) {
+        fprintf(stderr, "heapscope: --%s wants a number from %ld to %ld, not '%s'\n", o->name,
+                o->lo, o->hi, text);
+        return 2;
+    }
+    *out = v;
+    return 0;
+}
+
+static int set_int(cli_parsed *p, const cli_option *o, const char *value, bool inverted) {
+    (void)inverted;
+    long v;
+    if (parse_number(o, value, &v) != 0)
+        return 2;
+    *AT(p, o, int) = (int)v; /* the table's range fits an int */
+    return 0;
+}
+
+static int set_long(cli_parsed *p, const cli_option *o, const char *value, bool inverted) {
+    (void)inverted;
+    return parse_number(o, value, AT(p, o, long));
+}
+
+/* --help, --keys[=man], ...: what the command line asks for instead of a run. */
+static int set_action(cli_parsed *p, const cli_option *o, const char *value, bool inverted) {
+    (void)inverted;
+    if (value && strcmp(value, "man") != 0) {
+        fprintf(stderr, "heapscope: --%s takes nothing or =man, not '%s'\n", o->name, value);
+        return 2;
+    }
+    p->action = (cli_action)o->detail;
+    p->man = value != NULL;
+    return 0;
+}
+
+int cli_set_filter(cli_parsed *p, const cli_option *o, const char *value, bool inverted) {
+    /* "--not-closure-name": the table's rows live forever, so do these */
+    static char names[CLI_MAX_OPTIONS][2][32];
+    cli_common *c = &p->common;
+    if (c->n_filters == CLI_MAX_FILTERS) {
+        fprintf(stderr, "heapscope: at most %d filter options\n", CLI_MAX_FILTERS);
+        return 2;
+    }
+    char *name = names[o - cli_option_table][inverted];
+    snprintf(name, sizeof names[0][0], "--%s%s", inverted ? "not-" : "", o->name);
+    c->filters[c->n_filters++] = (cli_filter_arg){
+        .kind = (query_filter_kind)o->detail,
+        .invert = inverted,
+        .option = name,
+        .value = value,
+    };
+    return 0;
+}
+
+#define SESSION (CLI_ON_BATCH & ~CLI_ON(INFO)) /* the commands that pause */
+#define SEARCH (CLI_ON(RETAINERS) | CLI_ON(FIND))
+#define FILTER(name, arg, kind, help, man)                                                      \
+    {name, 0, arg, false, SEARCH, cli_set_filter, 0, 0, 0, kind, help, man}
+
+const cli_option cli_option_table[] = {
+    {"demo", 0, NULL, false, CLI_ON(EXPLORER), set_flag, FIELD(demo), 0, 0, 0,
+     "start a synthetic debuggee with a planted leak on a private socket and open the explorer "
+     "on it (without a terminal: pause it and print its roots)",
+     "Start the synthetic debuggee that ships with heapscope on a private\n"
+     "socket, with a generated heap of 50000 closures in the exact GHC 9.10\n"
+     "layouts and a planted leak (1000\n"
+     ".B Leak\n"
+     "constructors from era 2 retained through a newer thunk), and open the\n"
+     "explorer on it; the debuggee is stopped when the explorer quits. Without\n"
+     "a terminal, pause it, print its saved objects and first GC roots, then\n"
+     "resume and stop it.\n"},
+    {"json", 0, NULL, false, CLI_ON_BATCH, set_flag, FIELD(json), 0, 0, 0,
+     "machine-readable output",
+     "Machine-readable output: one JSON document, whose keys each command\n"
+     "describes.\n"},
+    {"timeout", 0, "MS", false, CLI_ON(EXPLORER) | CLI_ON_BATCH, set_int, FIELD(timeout_ms), 1,
+     86400000, 0, "longest silence from the debuggee before giving up (default 30000)",
+     "Give up when the debuggee stays silent for\n"
+     ".I MS\n"
+     "milliseconds while an answer is due (default 30000). Connecting waits at\n"
+     "most 5 seconds or this long, whichever is shorter.\n"},
+    {"leave-paused", 0, NULL, false, SESSION, set_flag, FIELD(leave_paused), 0, 0, 0,
+     "do not resume the debuggee when done (by default it is resumed, unless it was already "
+     "paused)",
+     "do not resume the debuggee when the command is done.\n"},
+    {"depth", 0, "N", false, CLI_ON(SHOW), set_int, FIELD(depth), 0, 64, 0,
+     "levels of children (default 2, at most 64)",
+     "levels of children to show (default 2, at most 64).\n"},
+    {"by", 0, "KIND", false, CLI_ON(CENSUS), set_text, FIELD(by), 0, 0, 0,
+     "type (default), constructor, era or source",
+     "the buckets:\n"
+     ".B type\n"
+     "(the default),\n"
+     ".BR constructor ,\n"
+     ".B era\n"
+     "or\n"
+     ".B source\n"
+     "(see\n"
+     ".BR census ).\n"},
+    {"top", 0, "N", false, CLI_ON(CENSUS), set_long, FIELD(top), 0, 1000000000, 0,
+     "show the N largest rows (default all)",
+     "the number of rows shown (0, the default, shows all).\n"},
+    {"limit", 0, "N", false, SEARCH, set_long, FIELD(limit), 0, 1000000000, 0,
+     "stop after N matches (default 100, 0 = all)",
+     "stop after\n"
+     ".I N\n"
+     "matches (default 100; 0 for no limit).\n"},
+    FILTER("constructor", "REGEX", QUERY_FILTER_CONSTRUCTOR,
+           "constructor name matches a PCRE2 regex (UTF-8)",
+           "The constructor's name (without package and module:\n"
+           ".BR Leak ,\n"
+           ".BR : ,\n"
+           ".BR (,) )\n"
+           "matches the PCRE2 regular expression\n"
+           ".IR REGEX ,\n"
+           "anywhere unless anchored\n"
+           ".RB ( ^Leak$ ).\n"
+           "The pattern is UTF-8 and matched code point by code point (UTF mode):\n"
+           ".B .\n"
+           "matches one character,\n"
+           ".B \\ep{Lu}\n"
+           "an upper-case letter, and\n"
+           ".B (?i)\n"
+           "folds case beyond ASCII. It is compiled once, with PCRE2's JIT when the\n"
+           "library has it. A pattern that does not compile is a usage error naming\n"
+           "the offset of the problem in the pattern.\n"),
+    FILTER("exact", "NAME", QUERY_FILTER_EXACT, "constructor name is NAME",
+           "The constructor's name is exactly\n"
+           ".IR NAME .\n"),
+    FILTER("closure-name", "NAME", QUERY_FILTER_CLOSURE_NAME,
+           "info-table name from IPE data is NAME",
+           "The closure's info table has IPE data (the program was built with\n"
+           ".BR \\-finfo\\-table\\-map )\n"
+           "and its name is exactly\n"
+           ".IR NAME ,\n"
+           "e.g.\n"
+           ".BR sat_s1Ab_info .\n"),
+    FILTER("address", "0xA", QUERY_FILTER_ADDRESS, "closure at address A",
+           "The closure at address\n"
+           ".I A\n"
+           "(tag bits ignored): 0x followed by 1 to 16 hex digits.\n"),
+    FILTER("info", "0xP", QUERY_FILTER_INFO, "info-table pointer P",
+           "The closure's info-table pointer is\n"
+           ".IR P .\n"),
+    FILTER("type", "TYPE", QUERY_FILTER_TYPE, "closure type, e.g. THUNK_2_0, ARR_WORDS",
+           "The closure's type is\n"
+           ".IR TYPE ,\n"
+           "a GHC closure type name such as\n"
+           ".BR THUNK_2_0 ,\n"
+           ".B ARR_WORDS\n"
+           "or\n"
+           ".BR MUT_VAR_DIRTY ;\n"
+           "an unknown name is a usage error that lists the valid ones.\n"),
+    FILTER("min-size", "N", QUERY_FILTER_MIN_SIZE, "at least N bytes",
+           "The closure is at least\n"
+           ".I N\n"
+           "bytes (see\n"
+           ".BR SIZES ).\n"
+           ".I N\n"
+           "is decimal or 0x hex; a negative bound passes everything.\n"),
+    FILTER("era", "RANGE", QUERY_FILTER_ERA, "era in N, A-B, A- or -B (era profiling only)",
+           "The closure's era (the profiling word of a debuggee run with\n"
+           ".BR \"+RTS \\-he\" )\n"
+           "is in\n"
+           ".IR RANGE :\n"
+           ".I N\n"
+           "(just era N),\n"
+           ".IB A \\- B\n"
+           "(from A to B, both included),\n"
+           ".IB A \\-\n"
+           "(A and later),\n"
+           ".BI \\- B\n"
+           "(up to B) or\n"
+           ".B \\-\n"
+           "(every era). Spaces around a number are allowed; an open end must be\n"
+           "empty. A malformed range, or one that starts after it ends, is a usage\n"
+           "error. On a debuggee without era profiling an era filter is an error\n"
+           "(exit status 1) rather than a filter that passes everything.\n"),
+    FILTER("cost-centre", "ID", QUERY_FILTER_COST_CENTRE,
+           "under cost centre ID (profiled debuggees)",
+           "The closure's cost-centre stack lies under the cost centre with id\n"
+           ".IR ID :\n"
+           "from the main stack down the cost-centre tree, the stacks whose cost\n"
+           "centre has that id and every stack below them (profiled debuggees only;\n"
+           "an error otherwise).\n"),
+    {"theme", 0, "NAME", false, CLI_ON(EXPLORER), set_text, FIELD(theme), 0, 0, 0,
+     "explorer colours: themes/NAME.theme (default, light, high-contrast, or your own)",
+     "The explorer's colour theme (default\n"
+     ".BR default ;\n"
+     "see\n"
+     ".BR THEMES ).\n"},
+    {"keys", 0, "man", true, 0, set_action, 0, 0, 0, CLI_ACT_KEYS,
+     "print the explorer's keys and exit (--keys=man: as roff)",
+     "Print the explorer's commands with their keys, one per line, and exit;\n"
+     ".B \\-\\-keys=man\n"
+     "prints them as the roff of the\n"
+     ".B KEYS\n"
+     "section.\n"},
+    {"help", 'h', NULL, false, 0, set_action, 0, 0, 0, CLI_ACT_HELP, "show this help and exit",
+     "Show a summary of commands and options.\n"},
+    {"version", 'V', NULL, false, 0, set_action, 0, 0, 0, CLI_ACT_VERSION,
+     "show the version and exit", "Show the version.\n"},
+    /* hidden: what the man page and tests/integration/test_cli_doc.py read */
+    {"commands", 0, "man", true, 0, set_action, 0, 0, 0, CLI_ACT_COMMANDS, NULL, NULL},
+    {"options", 0, "man", true, 0, set_action, 0, 0, 0, CLI_ACT_OPTIONS, NULL, NULL},
+    {"filters", 0, "man", true, 0, set_action, 0, 0, 0, CLI_ACT_FILTERS, NULL, NULL},
+};
+
+const size_t cli_option_count = sizeof cli_option_table / sizeof cli_option_table[0];
+
+_Static_assert(sizeof cli_option_table / sizeof cli_option_table[0] <= CLI_MAX_OPTIONS,
+               "cli_parsed.given holds a row index per option: raise CLI_MAX_OPTIONS");
