@@ -77,7 +77,10 @@ static const char man_show[] =
     ".BR roots ),\n"
     ".B children\n"
     "and, for repeats,\n"
-    ".BR repeated .\n";
+    ".BR repeated .\n"
+    "An address where no closure lives in this pause (copied before the heap\n"
+    "moved, or made up: no block or static closure there, or a first word that\n"
+    "is no info pointer) is an error saying so, and nothing is printed.\n";
 
 static const char man_census[] =
     "Count every closure reachable from the GC roots once and sum its size,\n"
@@ -125,8 +128,9 @@ static const char man_retainers[] =
     ".BR \"<\\- newer retains older: era E1 holds era E2\" ,\n"
     "and the block's title counts such edges. Era 0 (static closures, which\n"
     "no era allocated) is never called older. The search walks the heap\n"
-    "breadth first from the GC roots, then the saved objects, so matches come\n"
-    "nearest first, and stops after\n"
+    "breadth first from the GC roots, then, over what they do not reach, from\n"
+    "the saved objects, so matches come nearest first (those a GC root\n"
+    "reaches before those only a saved object reaches), and stops after\n"
     ".B \\-\\-limit\n"
     "matches (default 100; 0 for all); the last line gives the number of\n"
     "matches, whether the limit stopped the search, and the closures visited.\n"
