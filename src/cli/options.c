@@ -166,7 +166,12 @@ const cli_option cli_option_table[] = {
            "and its name is exactly\n"
            ".IR NAME ,\n"
            "e.g.\n"
-           ".BR sat_s1Ab_info .\n"),
+           ".BR sat_s1Ab_info .\n"
+           "On a debuggee whose GHC predates info-table provenance (before 9.2) it\n"
+           "is an error, as an era filter is without era profiling; when no closure\n"
+           "the search looked at has provenance (the program was built without\n"
+           ".BR \\-finfo\\-table\\-map ),\n"
+           "a note on standard error says so.\n"),
     FILTER("address", "0xA", QUERY_FILTER_ADDRESS, "closure at address A",
            "The closure at address\n"
            ".I A\n"

@@ -194,6 +194,18 @@ class CommandLineMessages(unittest.TestCase):
             self.assertEqual(r.returncode, 2, r.stderr)
             self.assertIn(why, r.stderr)
 
+    def test_a_long_path_to_a_file_is_a_snapshot_not_a_malformed_socket(self):
+        with tempfile.TemporaryDirectory() as d:
+            deep = os.path.join(d, *["directory-%02d" % i for i in range(8)])
+            os.makedirs(deep)
+            path = os.path.join(deep, "not-a-snapshot.db")
+            with open(path, "w") as f:
+                f.write("plain text\n")
+            self.assertGreater(len(path), 108)
+            r = run("roots", path)
+            self.assertEqual(r.returncode, 1, r.stderr)
+            self.assertNotIn("108 bytes", r.stderr)
+
     def test_a_well_formed_target_still_connects(self):
         r = run("info", "tcp:127.0.0.1:1", "--timeout", "2000")
         self.assertEqual(r.returncode, 1, r.stderr)
