@@ -18,7 +18,7 @@ typedef struct discover_entry {
     char *path;      /* full path */
     char *name;      /* file name, e.g. 12345-leaky */
     time_t mtime;    /* modification time: the start of a debuggee */
-    bool is_socket;  /* a Unix socket (stale files are listed too) */
+    bool is_socket;  /* a Unix socket or a link to one (other files are listed too) */
     bool from_env;   /* came from GHC_DEBUG_SOCKET */
 } discover_entry;
 

@@ -37,12 +37,21 @@ static const char *base_name(const char *path) {
     return slash && slash[1] ? slash + 1 : path;
 }
 
+/* A socket, or a symbolic link to one (connect follows links too). */
+static bool socket_at(const char *path, const struct stat *own) {
+    struct stat target;
+    if (S_ISLNK(own->st_mode))
+        return stat(path, &target) == 0 && S_ISSOCK(target.st_mode);
+    return S_ISSOCK(own->st_mode);
+}
+
+/* st is the entry's own lstat: a link sorts by when it was made. */
 static hs_status add(builder *b, const char *path, const struct stat *st, bool from_env,
                      hs_error *err) {
     if (!hs_grow((void **)&b->items, &b->cap, b->count + 1, sizeof *b->items))
         return hs_fail(err, HS_ERR_NOMEM, "out of memory listing %s", path);
     pending *p = &b->items[b->count];
-    *p = (pending){.e = {.mtime = st->st_mtim.tv_sec, .is_socket = S_ISSOCK(st->st_mode),
+    *p = (pending){.e = {.mtime = st->st_mtim.tv_sec, .is_socket = socket_at(path, st),
                          .from_env = from_env},
                    .when = st->st_mtim};
     p->e.path = strdup(path);

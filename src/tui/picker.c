@@ -1,7 +1,8 @@
-/* The debuggee picker: the sockets of running debuggees, newest first,
- * re-read every second so that new ones appear and gone ones vanish; Tab
- * shows the snapshot files instead. Enter connects; a socket nobody
- * answers on leaves the picker where it was with a message. */
+/* The debuggee picker: the sockets of running debuggees (and links to
+ * them; no other files), newest first, re-read every second so that new
+ * ones appear and gone ones vanish; Tab shows the snapshot files instead.
+ * Enter connects; a socket nobody answers on leaves the picker where it
+ * was with a message. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +35,22 @@ static void reselect(tui_picker *p, int tab, const char *path) {
         p->sel[tab] = l->count ? l->count - 1 : 0;
 }
 
+/* Only sockets (or links to them) are debuggees: a program's log or any
+ * other file in the sockets directory is left out. GHC_DEBUG_SOCKET's
+ * entry stays, whatever it is, since the user named it. */
+static void keep_sockets(discover_list *l) {
+    size_t n = 0;
+    for (size_t i = 0; i < l->count; i++) {
+        if (l->items[i].is_socket || l->items[i].from_env) {
+            l->items[n++] = l->items[i];
+        } else {
+            free(l->items[i].path);
+            free(l->items[i].name);
+        }
+    }
+    l->count = n;
+}
+
 void tui_picker_refresh(tui_app *app, bool force) {
     tui_picker *p = &app->picker;
     if (!force && p->refreshed.tv_sec && since_ns(&p->refreshed) < REFRESH_NS)
@@ -49,6 +66,8 @@ void tui_picker_refresh(tui_app *app, bool force) {
         hs_status st = tab == 0 ? discover_sockets(&fresh, &err) : discover_snapshots(&fresh, &err);
         if (st != HS_OK)
             continue; /* keep the last list; the directory may come back */
+        if (tab == 0)
+            keep_sockets(&fresh);
         discover_list *l = &p->lists[tab];
         char *keep = l->count && p->sel[tab] < l->count ? strdup(l->items[p->sel[tab]].path) : NULL;
         discover_list_free(l);

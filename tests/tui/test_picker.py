@@ -99,6 +99,24 @@ class Picker(TuiCase):
         t.keys("Enter")
         t.wait_regex(r"(?i)running", what="connecting to the live one afterwards")
 
+    def test_links_to_sockets_are_debuggees_and_other_files_are_not(self):
+        # issue 9, item 9: a symbolic link to a socket is followed, as
+        # connect does; a program's log in the directory is no debuggee
+        d = self.debuggee("real")
+        real = os.path.join(self.home.root, "real.sock")
+        os.rename(d.socket, real)  # the bound socket answers at its new name
+        os.symlink(real, os.path.join(self.home.sockets, "3333-linked"))
+        with open(os.path.join(self.home.sockets, "3333-app.log"), "w") as f:
+            f.write("a log, not a socket\n")
+        t = self.tui()
+        s = t.wait_text("3333-linked", what="the link to a socket in the picker")
+        self.assertNotIn("not a socket", s.text, s.dump())
+        self.assertNotIn("3333-app.log", s.text, "a plain file listed as a debuggee:\n" + s.dump())
+        self.assertIn("Debuggees (1)", s.text)
+        t.select("3333-linked")
+        t.keys("Enter")
+        t.wait_regex(r"(?i)running", what="connecting through the link")
+
     def test_empty_directory_says_where_sockets_appear(self):
         t = self.tui()
         t.wait_text(self.home.sockets, what="the socket directory named on an empty list")

@@ -227,6 +227,24 @@ Test(discover, symlinks_use_their_own_mtime) {
     discover_list_free(&l);
 }
 
+Test(discover, a_link_to_a_socket_is_a_socket) {
+    mkdirs(sockets);
+    make_socket(root, "real", 9000000);
+    char link_path[512], target[512];
+    snprintf(target, sizeof target, "%s/real", root);
+    snprintf(link_path, sizeof link_path, "%s/linked", sockets);
+    cr_assert_eq(symlink(target, link_path), 0);
+    snprintf(link_path, sizeof link_path, "%s/dangling", sockets);
+    cr_assert_eq(symlink("/nonexistent/sock", link_path), 0);
+    discover_list l;
+    cr_assert_eq(discover_sockets(&l, NULL), HS_OK);
+    cr_assert_eq(l.count, 2);
+    for (size_t i = 0; i < 2; i++)
+        cr_expect_eq(l.items[i].is_socket, strcmp(l.items[i].name, "linked") == 0, "%s",
+                     l.items[i].name);
+    discover_list_free(&l);
+}
+
 Test(discover, ghc_debug_socket_is_added_when_present) {
     mkdirs(sockets);
     make_socket(sockets, "1-in-dir", 2000);
