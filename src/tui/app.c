@@ -71,11 +71,33 @@ static void draw_title(tui_app *app) {
         tui_put(0, COLS - rw, right, rw, attr);
 }
 
+/* Below this size the screens do not fit: say so, centred, until the
+ * terminal grows again (every resize redraws). */
+#define MIN_COLS 40
+#define MIN_LINES 6
+
+static void draw_too_small(void) {
+    static const char *const says[] = {"terminal too small", "too small", "small"};
+    const char *lines[2] = {says[2], "(40x6 at least)"};
+    for (size_t i = 0; i < sizeof says / sizeof *says; i++)
+        if ((int)strlen(says[i]) <= COLS) { /* the longest that fits */
+            lines[0] = says[i];
+            break;
+        }
+    int y = LINES > 2 ? (LINES - 2) / 2 : 0;
+    for (int i = 0; i < 2 && y + i < LINES; i++) {
+        int w = (int)strlen(lines[i]);
+        if (i > 0 && w > COLS)
+            break;
+        tui_put(y + i, COLS > w ? (COLS - w) / 2 : 0, lines[i], COLS, i == 0 ? A_BOLD : A_NORMAL);
+    }
+}
+
 void tui_app_draw(tui_app *app) {
     curs_set(0);
     erase();
-    if (LINES < 3 || COLS < 20) {
-        tui_put(0, 0, "heapscope: the terminal is too small", COLS, A_BOLD);
+    if (LINES < MIN_LINES || COLS < MIN_COLS) {
+        draw_too_small();
         refresh();
         return;
     }

@@ -190,7 +190,29 @@ class Layout(TuiCase):
             t.resize(width, height)
             self.check_clean(t, width, height)
         t.resize(30, 8)  # too small to be useful: must not crash
-        t.wait(lambda s: len(s.lines) == 8 and s.lines[0].strip(), "a redraw at 30x8")
+        t.wait(lambda s: len(s.lines) == 8 and "terminal too small" in s.text, "a redraw at 30x8")
+        t.resize(100, 30)
+        self.check_clean(t, 100, 30)
+        self.assertTrue(t.running())
+
+    def test_too_small_says_so_centred_and_recovers(self):
+        # issue 9: a 10x5 terminal showed nothing at all
+        t = self.paused(self.d)
+        self.expanded(t)
+        def centred(s, width, height, text):
+            row = s.row_with(text)
+            if len(s.lines) != height or row is None:
+                return False
+            left = len(s.lines[row]) - len(s.lines[row].lstrip())
+            return (row in ((height - 2) // 2, (height - 1) // 2)
+                    and abs(left - (width - len(text)) // 2) <= 1)
+
+        for width, height, text in ((10, 5, "too small"), (39, 24, "terminal too small"),
+                                    (80, 5, "terminal too small")):
+            t.resize(width, height)  # the last screen of a resize is the one that counts
+            s = t.wait(lambda s: centred(s, width, height, text),
+                       "%r centred at %dx%d" % (text, width, height))
+            self.assertFalse(ADDRESS.search(s.text), "no tree drawn:\n" + s.dump())
         t.resize(100, 30)
         self.check_clean(t, 100, 30)
         self.assertTrue(t.running())
