@@ -178,8 +178,23 @@ hs_status heap_prefetch(heap *h, const uint64_t *addrs, size_t n, hs_error *err)
 hs_status heap_load_all_blocks(heap *h, hs_error *err);
 /* True when addr lies inside a fetched block group. */
 bool heap_in_blocks(const heap *h, uint64_t addr);
-/* The address range the fetched blocks span: [*lo, *hi); both 0 if none. */
-void heap_block_span(const heap *h, uint64_t *lo, uint64_t *hi);
+/* The fetched block groups as disjoint address ranges [lo, hi), sorted,
+ * which number the 8-byte words inside them densely: the word at addr in
+ * range r is number r.first_word + (addr - r.lo) / 8, below
+ * heap_block_words. The largest range is numbered first (first_word 0),
+ * the others after it in address order. Gaps between groups stay inside a range only while it
+ * is at least half full, so the numbering (and what is sized by it: visited
+ * sets, the block index) grows with the bytes received, not with the span
+ * of addresses a peer chose. */
+typedef struct heap_block_range {
+    uint64_t lo, hi, first_word;
+} heap_block_range;
+const heap_block_range *heap_block_ranges(const heap *h, size_t *n);
+uint64_t heap_block_words(const heap *h);
+/* The dense number of the word at addr; false when addr is in no range. */
+bool heap_dense_word(const heap *h, uint64_t addr, uint64_t *word);
+/* The address of dense word number word (< heap_block_words). */
+uint64_t heap_dense_addr(const heap *h, uint64_t word);
 
 /* ---- info tables ----------------------------------------------------- */
 

@@ -7,9 +7,12 @@
 #include "heapscope/grow.h"
 
 #define BLOCK_SHIFT 12
-/* The direct block table costs 4 bytes per 4 KiB of address span; beyond
- * this many entries (a very sparse heap) lookups fall back to a search. */
-#define MAX_TABLE_ENTRIES (UINT64_C(64) << 20)
+#define BLOCK_BYTES (UINT64_C(1) << BLOCK_SHIFT)
+/* A block group farther than this from the range before it starts a range
+ * of its own unless the range stays at least half full: the address index
+ * then costs at most about twice the blocks received, wherever a peer puts
+ * them (one far block must not make it span terabytes). */
+#define RANGE_SLACK_BLOCKS UINT64_C(256)
 
 static int cmp_start(const void *a, const void *b, void *ctx) {
     const heap_block_list *bl = ctx;
@@ -17,77 +20,160 @@ static int cmp_start(const void *a, const void *b, void *ctx) {
     return x < y ? -1 : x > y;
 }
 
-static hs_status index_blocks(heap *h, hs_error *err) {
-    size_t n = h->blocks.count;
-    if (n > UINT32_MAX - 1)
-        return hs_fail(err, HS_ERR_TOO_LARGE, "%zu block groups are more than heapscope indexes", n);
-    h->sorted = malloc((n ? n : 1) * sizeof *h->sorted);
-    if (!h->sorted)
+/* Block-aligned [lo, hi) of a group; false when it wraps the address space. */
+static bool group_extent(const heap_block *b, uint64_t *lo, uint64_t *hi) {
+    *lo = b->start & ~(BLOCK_BYTES - 1);
+    uint64_t end = b->start + b->len;
+    if (end < b->start || end > UINT64_MAX - BLOCK_BYTES)
+        return false;
+    *hi = (end + BLOCK_BYTES - 1) & ~(BLOCK_BYTES - 1);
+    return true;
+}
+
+/* Groups the sorted block groups into ranges (see RANGE_SLACK_BLOCKS) and
+ * numbers their words densely: the largest range first, from 0, so that
+ * the common case (one range holds nearly all of the heap) maps addresses
+ * with one subtraction; the others follow in address order. */
+static hs_status make_ranges(heap *h, const uint32_t *sorted, size_t n, hs_error *err) {
+    if (!(h->ranges = malloc((n ? n : 1) * sizeof *h->ranges)))
         return hs_fail(err, HS_ERR_NOMEM, "out of memory indexing %zu block groups", n);
-    uint64_t lo = UINT64_MAX, hi = 0;
+    heap_block_range *r = NULL;
+    uint64_t got = 0; /* blocks received in *r */
     for (size_t i = 0; i < n; i++) {
-        const heap_block *b = &h->blocks.items[i];
-        h->sorted[i] = (uint32_t)i;
-        h->block_bytes += b->len;
+        const heap_block *b = &h->blocks.items[sorted[i]];
+        uint64_t lo, hi;
         if (b->len == 0)
             continue;
-        if (b->start < lo)
-            lo = b->start;
-        if (b->start + b->len > hi)
-            hi = b->start + b->len;
+        if (!group_extent(b, &lo, &hi))
+            return hs_fail(err, HS_ERR_PROTOCOL,
+                           "block group at 0x%llx of %u bytes runs past the end of the address "
+                           "space",
+                           (unsigned long long)b->start, b->len);
+        uint64_t blocks = (hi - lo) >> BLOCK_SHIFT;
+        if (r && (lo <= r->hi || ((hi > r->hi ? hi : r->hi) - r->lo) >> BLOCK_SHIFT <=
+                                     2 * (got + blocks) + RANGE_SLACK_BLOCKS)) {
+            if (hi > r->hi)
+                r->hi = hi;
+            got += blocks;
+            continue;
+        }
+        r = &h->ranges[h->n_ranges++];
+        *r = (heap_block_range){lo, hi, 0};
+        got = blocks;
     }
-    qsort_r(h->sorted, n, sizeof *h->sorted, cmp_start, &h->blocks);
-    if (lo >= hi)
-        return HS_OK;
-    h->span_lo = lo & ~(uint64_t)((1u << BLOCK_SHIFT) - 1);
-    h->span_blocks = ((hi - h->span_lo) + (1u << BLOCK_SHIFT) - 1) >> BLOCK_SHIFT;
-    if (h->span_blocks > MAX_TABLE_ENTRIES)
-        return HS_OK;
-    h->block_table = calloc(h->span_blocks, sizeof *h->block_table);
-    if (!h->block_table)
-        return HS_OK; /* the search still works, only slower */
-    for (size_t i = 0; i < n; i++) {
-        const heap_block *b = &h->blocks.items[i];
-        uint64_t first = (b->start - h->span_lo) >> BLOCK_SHIFT;
-        uint64_t count = ((uint64_t)b->len + (1u << BLOCK_SHIFT) - 1) >> BLOCK_SHIFT;
-        for (uint64_t k = 0; k < count && first + k < h->span_blocks; k++)
-            h->block_table[first + k] = (uint32_t)i + 1;
+    for (size_t i = 1; i < h->n_ranges; i++)
+        if (h->ranges[i].hi - h->ranges[i].lo > h->ranges[h->big].hi - h->ranges[h->big].lo)
+            h->big = i;
+    if (h->n_ranges) {
+        h->big_lo = h->ranges[h->big].lo;
+        h->big_bytes = h->ranges[h->big].hi - h->big_lo;
+    }
+    h->words = h->big_bytes >> 3;
+    for (size_t i = 0; i < h->n_ranges; i++) {
+        if (i != h->big) {
+            h->ranges[i].first_word = h->words;
+            h->words += (h->ranges[i].hi - h->ranges[i].lo) >> 3;
+        }
     }
     return HS_OK;
 }
 
-long heap_find_group(const heap *h, uint64_t addr) {
-    if (addr < h->span_lo)
-        return -1;
-    if (h->block_table) {
-        uint64_t k = (addr - h->span_lo) >> BLOCK_SHIFT;
-        if (k >= h->span_blocks || !h->block_table[k])
-            return -1;
-        long g = (long)h->block_table[k] - 1;
-        const heap_block *b = &h->blocks.items[g];
-        return addr - b->start < b->len ? g : -1;
+static hs_status index_blocks(heap *h, hs_error *err) {
+    size_t n = h->blocks.count;
+    if (n > UINT32_MAX - 1)
+        return hs_fail(err, HS_ERR_TOO_LARGE, "%zu block groups are more than heapscope indexes", n);
+    uint32_t *sorted = malloc((n ? n : 1) * sizeof *sorted);
+    if (!sorted)
+        return hs_fail(err, HS_ERR_NOMEM, "out of memory indexing %zu block groups", n);
+    for (size_t i = 0; i < n; i++) {
+        sorted[i] = (uint32_t)i;
+        h->block_bytes += h->blocks.items[i].len;
     }
-    size_t lo = 0, hi = h->blocks.count;
-    while (lo < hi) { /* last group starting at or below addr */
+    qsort_r(sorted, n, sizeof *sorted, cmp_start, &h->blocks);
+    hs_status st = make_ranges(h, sorted, n, err);
+    free(sorted);
+    if (st != HS_OK)
+        return st;
+    uint64_t table_blocks = h->words >> (BLOCK_SHIFT - 3);
+    if (table_blocks == 0)
+        return HS_OK;
+    if (table_blocks > SIZE_MAX / sizeof *h->block_table ||
+        !(h->block_table = calloc((size_t)table_blocks, sizeof *h->block_table)))
+        return hs_fail(err, HS_ERR_NOMEM, "out of memory indexing %llu blocks",
+                       (unsigned long long)table_blocks);
+    for (size_t i = 0; i < n; i++) {
+        const heap_block *b = &h->blocks.items[i];
+        uint64_t lo, hi, word;
+        if (b->len == 0 || !group_extent(b, &lo, &hi) || !heap_dense_word(h, lo, &word))
+            continue;
+        uint64_t first = word >> (BLOCK_SHIFT - 3), count = (hi - lo) >> BLOCK_SHIFT;
+        for (uint64_t k = first; k < first + count; k++)
+            h->block_table[k] = (uint32_t)i + 1;
+    }
+    return HS_OK;
+}
+
+/* The range holding addr, or NULL. */
+static inline const heap_block_range *range_of(const heap *h, uint64_t addr) {
+    if (addr - h->big_lo < h->big_bytes)
+        return &h->ranges[h->big];
+    size_t lo = 0, hi = h->n_ranges;
+    while (lo < hi) { /* the last range starting at or below addr */
         size_t mid = lo + (hi - lo) / 2;
-        if (h->blocks.items[h->sorted[mid]].start <= addr)
+        if (h->ranges[mid].lo <= addr)
             lo = mid + 1;
         else
             hi = mid;
     }
-    if (lo == 0)
+    return lo > 0 && addr < h->ranges[lo - 1].hi ? &h->ranges[lo - 1] : NULL;
+}
+
+bool heap_dense_word(const heap *h, uint64_t addr, uint64_t *word) {
+    const heap_block_range *r = range_of(h, addr);
+    if (r)
+        *word = r->first_word + ((addr - r->lo) >> 3);
+    return r != NULL;
+}
+
+uint64_t heap_dense_addr(const heap *h, uint64_t word) {
+    const heap_block_range *big = &h->ranges[h->big];
+    if (word < (big->hi - big->lo) >> 3)
+        return big->lo + (word << 3);
+    /* the others are numbered in address order: search them, skipping big */
+    size_t lo = 0, hi = h->n_ranges - 1;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (h->ranges[mid + (mid >= h->big)].first_word <= word)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t j = lo ? lo - 1 : 0;
+    const heap_block_range *r = &h->ranges[j + (j >= h->big)];
+    return r->lo + ((word - r->first_word) << 3);
+}
+
+long heap_find_group(const heap *h, uint64_t addr) {
+    uint64_t off = addr - h->big_lo, word; /* the largest range: numbered from 0 */
+    if (off < h->big_bytes)
+        word = off >> 3;
+    else if (!heap_dense_word(h, addr, &word))
         return -1;
-    long g = h->sorted[lo - 1];
-    const heap_block *b = &h->blocks.items[g];
-    return addr - b->start < b->len ? g : -1;
+    uint32_t g1 = h->block_table[word >> (BLOCK_SHIFT - 3)];
+    if (!g1)
+        return -1;
+    const heap_block *b = &h->blocks.items[g1 - 1];
+    return addr - b->start < b->len ? (long)g1 - 1 : -1;
 }
 
 bool heap_in_blocks(const heap *h, uint64_t addr) { return heap_find_group(h, addr) >= 0; }
 
-void heap_block_span(const heap *h, uint64_t *lo, uint64_t *hi) {
-    *lo = h->span_lo;
-    *hi = h->span_lo + (h->span_blocks << BLOCK_SHIFT);
+const heap_block_range *heap_block_ranges(const heap *h, size_t *n) {
+    *n = h->n_ranges;
+    return h->ranges;
 }
+
+uint64_t heap_block_words(const heap *h) { return h->words; }
 
 void heap_free_map_values(u64map *m) {
     for (size_t i = 0; i < m->cap; i++)
@@ -158,11 +244,13 @@ static void drop_heap_contents(heap *h) {
     wire_ptr_list_free(&h->roots);
     wire_ptr_list_free(&h->saved);
     heap_block_list_free(&h->blocks);
-    free(h->sorted);
+    free(h->ranges);
     free(h->block_table);
-    h->sorted = NULL;
+    h->ranges = NULL;
     h->block_table = NULL;
-    h->span_lo = h->span_blocks = h->block_bytes = 0;
+    h->n_ranges = h->big = 0;
+    h->big_lo = h->big_bytes = 0;
+    h->words = h->block_bytes = 0;
     heap_free_map_values(&h->statics);
     heap_free_map_values(&h->ret_fun_bitmaps);
     heap_cost_drop(h);

@@ -28,13 +28,16 @@ struct heap {
     wire_ptr_list roots;
     wire_ptr_list saved;
 
-    /* block store: groups as fetched, an index sorted by start, and a table
-     * from 4 KiB block number (relative to span_lo) to group index + 1 */
+    /* block store: groups as fetched, the ranges that number their words
+     * densely (heap_block_ranges), and a table from dense 4 KiB block number
+     * to group index + 1 */
     heap_block_list blocks;
-    uint32_t *sorted;
-    uint64_t span_lo;
-    uint64_t span_blocks;
-    uint32_t *block_table; /* NULL when the span is too sparse: binary search */
+    heap_block_range *ranges;
+    size_t n_ranges;
+    size_t big;     /* the largest range, numbered from 0: */
+    uint64_t big_lo, big_bytes; /* its start and length */
+    uint64_t words; /* dense words of all ranges */
+    uint32_t *block_table;
     uint64_t block_bytes;
 
     u64map statics;      /* address -> heap_static_image* */

@@ -3,8 +3,9 @@
  * Level by level: first the level's unknown static closures and info
  * tables are fetched in batched requests, then each closure is decoded,
  * shown to the visitor, and its unvisited children queued for the next
- * level. Visited heap closures cost one bit per heap word; closures
- * outside the blocks go into a hash set.
+ * level. Visited heap closures cost one bit per heap word (numbered
+ * densely, so a far block costs its own words, not the gap before it);
+ * closures outside the blocks go into a hash set.
  *
  * With trails (query_traversal.visit_trail) the queue is never reset:
  * a closure's position in it is its id, and parents[id] is the id of the
@@ -39,16 +40,53 @@ static void huge_pages(void *p, size_t bytes) {
 #endif
 }
 
+/* Heap words by their dense number (heap_block_ranges). The largest range
+ * is numbered from 0 and checked inline: nearly every closure lives there,
+ * and it maps as cheaply as one contiguous span would. */
+typedef struct dense_map {
+    const heap *h;
+    uint64_t lo, bytes, words; /* the largest range */
+    bool single;               /* it is the only one */
+} dense_map;
+
+static void dense_init(dense_map *m, const heap *h) {
+    size_t n;
+    const heap_block_range *r = heap_block_ranges(h, &n);
+    *m = (dense_map){.h = h, .single = n <= 1};
+    for (size_t i = 0; i < n; i++) {
+        if (r[i].first_word == 0) {
+            m->lo = r[i].lo;
+            m->bytes = r[i].hi - r[i].lo;
+            m->words = m->bytes >> 3;
+        }
+    }
+}
+
+/* The dense number of the word at addr; false outside the blocks. */
+static inline bool dense_word(const dense_map *m, uint64_t addr, uint64_t *word) {
+    uint64_t off = addr - m->lo;
+    if (off < m->bytes) {
+        *word = off >> 3;
+        return true;
+    }
+    return !m->single && heap_dense_word(m->h, addr, word);
+}
+
+static inline uint64_t dense_addr(const dense_map *m, uint64_t word) {
+    return word < m->words ? m->lo + (word << 3) : heap_dense_addr(m->h, word);
+}
+
+/* One bit per dense heap word; closures outside the blocks in a hash set. */
 typedef struct visited_set {
-    uint64_t lo, hi; /* block span covered by bits */
-    uint64_t *bits;  /* one bit per 8-byte word of the span */
+    const dense_map *map;
+    uint64_t *bits;
     u64map others;
 } visited_set;
 
-static hs_status visited_init(visited_set *v, const heap *h, hs_error *err) {
+static hs_status visited_init(visited_set *v, const dense_map *map, hs_error *err) {
     memset(v, 0, sizeof *v);
-    heap_block_span(h, &v->lo, &v->hi);
-    uint64_t words = (v->hi - v->lo) / 8;
+    v->map = map;
+    uint64_t words = heap_block_words(map->h);
     if (words == 0)
         return HS_OK;
     v->bits = calloc((words + 63) / 64, sizeof *v->bits);
@@ -66,8 +104,8 @@ static void visited_free(visited_set *v) {
 
 /* Marks addr; returns 1 when it was new, 0 when seen, -1 when out of memory. */
 static int visited_add(visited_set *v, uint64_t addr) {
-    if (addr >= v->lo && addr < v->hi) {
-        uint64_t w = (addr - v->lo) >> 3;
+    uint64_t w;
+    if (dense_word(v->map, addr, &w)) {
         uint64_t mask = UINT64_C(1) << (w & 63);
         if (v->bits[w >> 6] & mask)
             return 0;
@@ -91,8 +129,9 @@ static inline bool addr_push(addr_list *l, uint64_t a) {
     return true;
 }
 
-/* Queued closures are 32-bit codes: the word offset of a closure in the
- * block span, or OTHER | its index in walk.others (static closures).
+/* Queued closures are 32-bit codes: the dense number of a closure's word
+ * (heap_block_ranges), or OTHER | its index in walk.others (static
+ * closures, and heap words beyond the first 16 GiB of blocks).
  * Half the bytes of addresses: half the queue's memory traffic, and with
  * trails 8 bytes per closure in all (code and parent). */
 #define OTHER UINT32_C(0x80000000)
@@ -130,8 +169,9 @@ typedef struct walk {
     heap *h;
     const query_traversal *t;
     query_traversal_stats *stats;
+    dense_map map;
     visited_set visited;
-    uint64_t span_lo, span_codes; /* addresses [span_lo, span_lo + 8 * span_codes) code directly */
+    uint64_t span_codes; /* dense words below this code directly */
     addr_list others;    /* addresses of the OTHER codes */
     code_list queue;     /* this level; with trails, every closure queued so far */
     code_list next;      /* the next level (without trails) */
@@ -146,14 +186,14 @@ typedef struct walk {
 } walk;
 
 static inline uint64_t decode_code(const walk *w, uint32_t code) {
-    return code & OTHER ? w->others.items[code & ~OTHER] : w->span_lo + ((uint64_t)code << 3);
+    return code & OTHER ? w->others.items[code & ~OTHER] : dense_addr(&w->map, code);
 }
 
 /* The code of a newly queued closure; false when out of memory or codes. */
 static inline bool encode_code(walk *w, uint64_t addr, uint32_t *code) {
-    uint64_t off = (addr - w->span_lo) >> 3;
-    if (addr >= w->span_lo && off < w->span_codes) {
-        *code = (uint32_t)off;
+    uint64_t word;
+    if (dense_word(&w->map, addr, &word) && word < w->span_codes) {
+        *code = (uint32_t)word;
         return true;
     }
     if (w->others.count >= OTHER - 1 || !addr_push(&w->others, addr))
@@ -433,9 +473,9 @@ hs_status query_traverse_phases(heap *h, const query_starts *phases, size_t n_ph
         stats = &local;
     memset(stats, 0, sizeof *stats);
     walk w = {.h = h, .t = t, .stats = stats};
-    hs_status st = visited_init(&w.visited, h, err);
-    w.span_lo = w.visited.lo;
-    w.span_codes = (w.visited.hi - w.visited.lo) / 8;
+    dense_init(&w.map, h);
+    hs_status st = visited_init(&w.visited, &w.map, err);
+    w.span_codes = heap_block_words(h);
     if (w.span_codes > OTHER) /* a heap over 16 GiB: the rest codes as OTHER */
         w.span_codes = OTHER;
     if (st == HS_OK && t->visit_trail)

@@ -27,9 +27,8 @@ typedef struct kind {
 
 typedef struct sweep {
     store_writer *w;
-    uint64_t lo, hi;   /* block span the bits cover */
-    uint64_t *bits;    /* reachable closure starts, one bit per word */
-    uint64_t *others;  /* reachable closures outside the span */
+    uint64_t *bits;    /* reachable closure starts, one bit per dense heap word */
+    uint64_t *others;  /* reachable closures outside the blocks */
     size_t n_others, others_cap;
     u64map ccs;        /* header cost-centre stacks seen (profiled heaps) */
     bool nomem;
@@ -45,10 +44,10 @@ typedef struct sweep {
 } sweep;
 
 static query_action mark(void *ctx, heap *h, const heap_closure *c, uint32_t depth) {
-    (void)h, (void)depth;
+    (void)depth;
     sweep *s = ctx;
-    if (c->addr >= s->lo && c->addr < s->hi) {
-        uint64_t wd = (c->addr - s->lo) >> 3;
+    uint64_t wd;
+    if (heap_dense_word(h, c->addr, &wd)) {
         s->bits[wd >> 6] |= UINT64_C(1) << (wd & 63);
     } else if (hs_grow((void **)&s->others, &s->others_cap, s->n_others + 1,
                        sizeof *s->others)) {
@@ -128,19 +127,24 @@ static hs_status add_row(sweep *s, uint64_t addr, hs_error *err) {
 }
 
 /* Every marked closure, in address order: the outside ones merged with a
- * walk over the bits. */
+ * walk over the bits of each block range in address order (ranges start
+ * on 4 KiB boundaries, so each covers whole 64-bit words of bits). */
 static hs_status sweep_rows(sweep *s, hs_error *err) {
     qsort(s->others, s->n_others, sizeof *s->others, cmp_u64);
-    size_t o = 0;
+    size_t o = 0, n_ranges;
     hs_status st = HS_OK;
-    uint64_t n_words = (s->hi - s->lo) >> 3;
-    for (uint64_t w64 = 0; st == HS_OK && w64 < (n_words + 63) / 64; w64++) {
-        for (uint64_t m = s->bits[w64]; st == HS_OK && m; m &= m - 1) {
-            uint64_t addr = s->lo + ((w64 << 6 | (uint64_t)__builtin_ctzll(m)) << 3);
-            while (st == HS_OK && o < s->n_others && s->others[o] < addr)
-                st = add_row(s, s->others[o++], err);
-            if (st == HS_OK)
-                st = add_row(s, addr, err);
+    const heap_block_range *r = heap_block_ranges(s->w->h, &n_ranges);
+    for (size_t i = 0; st == HS_OK && i < n_ranges; i++) {
+        uint64_t first = r[i].first_word >> 6, end = first + ((r[i].hi - r[i].lo) >> 9);
+        for (uint64_t w64 = first; st == HS_OK && w64 < end; w64++) {
+            for (uint64_t m = s->bits[w64]; st == HS_OK && m; m &= m - 1) {
+                uint64_t k = (w64 - first) << 6 | (uint64_t)__builtin_ctzll(m);
+                uint64_t addr = r[i].lo + (k << 3);
+                while (st == HS_OK && o < s->n_others && s->others[o] < addr)
+                    st = add_row(s, s->others[o++], err);
+                if (st == HS_OK)
+                    st = add_row(s, addr, err);
+            }
         }
     }
     while (st == HS_OK && o < s->n_others)
@@ -199,8 +203,7 @@ static hs_status prepare_insert(sweep *s, hs_error *err) {
 hs_status store_write_closures(store_writer *w, hs_error *err) {
     sweep s = {.w = w};
     heap *h = w->h;
-    heap_block_span(h, &s.lo, &s.hi);
-    uint64_t n_words = (s.hi - s.lo) >> 3;
+    uint64_t n_words = heap_block_words(h);
     s.bits = calloc((n_words + 63) / 64 + 1, sizeof *s.bits);
     hs_status st = s.bits ? HS_OK : hs_fail(err, HS_ERR_NOMEM, "out of memory marking closures");
     query_traversal t = {.visit = mark, .ctx = &s, .progress = traverse_progress,

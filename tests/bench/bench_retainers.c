@@ -114,9 +114,7 @@ int main(int argc, char **argv) {
     }
     heap *h = bs.heap;
     double t_fetch = bs.fetch_seconds;
-    uint64_t lo, hi;
-    heap_block_span(h, &lo, &hi);
-    uint64_t span_words = (hi - lo) / 8;
+    uint64_t span_words = heap_block_words(h);
 
     query_traversal_stats ts, tts;
     query_search_stats all, first, found;
@@ -148,7 +146,8 @@ int main(int argc, char **argv) {
            (double)visited / 1e6 / t_search);
     printf("retainers /%s/, limit 100: %" PRIu64 " matches after %" PRIu64 " closures, %.3f s\n",
            regex, t_first.matches, first.traversal.visited, t_limited);
-    printf("visited set:          %.1f MB = 1 bit per heap word (%" PRIu64 " words of block span)\n",
+    printf("visited set:          %.1f MB = 1 bit per heap word (%" PRIu64
+           " words in block ranges)\n",
            (double)((span_words + 63) / 64 * 8) / 1e6, span_words);
     printf("trail (paths):        %.1f MB (8 bytes per visited closure: 32-bit code + parent id)\n",
            8.0 * (double)visited / 1e6);

@@ -1,8 +1,8 @@
 """heapscope against a hostile debuggee: a man in the middle in front of the
 synthetic debuggee alters chosen answers (tests/common/hostile_stub.py).
 Run by meson test, also under ASan/UBSan by tests/run."""
+import json
 import os
-import struct
 import sys
 import unittest
 
@@ -59,6 +59,34 @@ class ShortStaticClosure(HostileCase):
                     self.assertNotEqual(p & 0xFFFFFFFF, 0x41414141, hex(p))
         self.assertIn(hs.CLOSURES, stub.commands())
         self.assertEqual(stub.commands()[-1], hs.RESUME)
+
+
+class FarBlock(HostileCase):
+    """ALL_BLOCKS with one more block group half a pebibyte past the heap."""
+
+    FAR = 0x7F0000000000
+
+    @classmethod
+    def with_far_block(cls, req):
+        if req.cmd != hs.ALL_BLOCKS:
+            return None
+        status, body = req.forward()
+        return status, body + hs.raw_block(cls.FAR, bytes(4096))
+
+    def test_census_is_sized_by_what_was_received(self):
+        plain = run("census", self.debuggee.socket, "--json")
+        self.assertEqual(plain.returncode, 0, plain.stderr)
+        r, _ = self.through(self.with_far_block, "census", "TARGET", "--json")
+        self.assertNoSanitizerReport(r)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(json.loads(r.stdout), json.loads(plain.stdout))
+
+    def test_retainers_too(self):
+        r, _ = self.through(self.with_far_block, "retainers", "TARGET", "--type", "TSO",
+                            "--json")
+        self.assertNoSanitizerReport(r)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertGreater(json.loads(r.stdout)["count"], 0)
 
 
 if __name__ == "__main__":

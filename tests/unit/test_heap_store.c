@@ -1,5 +1,7 @@
-/* The heap's store across pauses, and source-location splitting. */
+/* The heap's store across pauses, its address index, and source-location
+ * splitting. */
 #include "heap_test.h"
+#include "heapscope/query.h"
 
 #define CON_INFO UINT64_C(0x4f8e28)
 #define RET_BIG_INFO UINT64_C(0x4f9000)
@@ -50,6 +52,78 @@ Test(heap_store, static_images_are_dropped_by_refresh) {
     cr_assert_eq(fake_counts_of(t.f)->closures, fetched + 1, "fetched again after a pause");
     heap_closure_free(&t.c);
     heap_free(t.h);
+    fake_free(t.f);
+}
+
+static query_action count_visit(void *ctx, heap *h, const heap_closure *c, uint32_t depth) {
+    (void)h, (void)c, (void)depth;
+    ++*(unsigned *)ctx;
+    return QUERY_CONTINUE;
+}
+
+/* A block group far from the others (a peer chooses the addresses) gets a
+ * range of its own: what is sized by the dense numbering (visited set,
+ * block index) grows with the blocks received, not with the 0.5 PiB gap.
+ * The largest range is numbered first, the others in address order. */
+Test(heap_store, far_block_costs_its_own_words) {
+    const uint64_t near = BLK + (UINT64_C(1) << 20), far = UINT64_C(0x7f0000000000);
+    const uint64_t low = 0x10000;
+    ht t;
+    ht_init(&t, false);
+    fake_add_block(t.f, far, 0x1000);
+    fake_add_block(t.f, low, 0x2000);
+    fake_add_block(t.f, near, 0x1000);
+    fake_con(t.f, CON_INFO, HS_CONSTR_1_0, 1, 0, "main:Main.Link");
+    fake_w64(t.f, ht_hdr(&t, BLK, CON_INFO), far + 1); /* tagged */
+    fake_w64(t.f, ht_hdr(&t, far, CON_INFO), near);
+    fake_w64(t.f, ht_hdr(&t, near, CON_INFO), BLK);
+    ht_open(&t);
+
+    size_t n;
+    const heap_block_range *r = heap_block_ranges(t.h, &n);
+    cr_assert_eq(n, 3, "the 1 MiB gap is kept, the far ones are not");
+    cr_assert_eq(r[0].lo, low);
+    cr_assert_eq(r[0].hi, low + 0x2000);
+    cr_assert_eq(r[1].lo, BLK);
+    cr_assert_eq(r[1].hi, near + 0x1000);
+    cr_assert_eq(r[2].lo, far);
+    uint64_t big_words = (near + 0x1000 - BLK) / 8;
+    cr_assert_eq(r[1].first_word, 0, "the largest range first");
+    cr_assert_eq(r[0].first_word, big_words);
+    cr_assert_eq(r[2].first_word, big_words + 0x2000 / 8);
+    cr_assert_eq(heap_block_words(t.h), r[2].first_word + 0x1000 / 8);
+    uint64_t received_words = (BLK_LEN + 0x4000) / 8;
+    cr_assert_leq(heap_block_words(t.h), 2 * received_words + 256 * 512);
+    uint64_t addrs[] = {BLK, BLK + BLK_LEN - 8, near + 8, far, far + 0xff8, low, low + 0x1ff8};
+    for (size_t i = 0; i < sizeof addrs / sizeof *addrs; i++) {
+        uint64_t w;
+        cr_assert(heap_dense_word(t.h, addrs[i], &w), "0x%llx", (unsigned long long)addrs[i]);
+        cr_assert_lt(w, heap_block_words(t.h));
+        cr_assert_eq(heap_dense_addr(t.h, w), addrs[i]);
+        cr_assert(heap_in_blocks(t.h, addrs[i]));
+    }
+    uint64_t w;
+    cr_assert_not(heap_dense_word(t.h, far + 0x1000, &w));
+    cr_assert_not(heap_dense_word(t.h, far - 8, &w));
+    cr_assert_not(heap_dense_word(t.h, low - 8, &w));
+    cr_assert_not(heap_in_blocks(t.h, BLK + BLK_LEN), "inside a range, in no group");
+
+    unsigned visited = 0;
+    query_traversal tr = {.visit = count_visit, .ctx = &visited};
+    uint64_t root = BLK;
+    cr_assert_eq(query_traverse(t.h, &root, 1, &tr, NULL, &t.err), HS_OK, "%s", t.err.message);
+    cr_assert_eq(visited, 3, "both ranges are walked, each closure once");
+    heap_free(t.h);
+    fake_free(t.f);
+}
+
+/* A group whose end lies past the top of the address space is refused. */
+Test(heap_store, wrapping_block_is_refused) {
+    ht t;
+    ht_init(&t, false);
+    fake_add_block(t.f, UINT64_C(0xfffffffffffff000), 0x1000);
+    cr_assert_neq(heap_open(fake_heap_source(t.f), &t.h, &t.err), HS_OK);
+    cr_assert(strstr(t.err.message, "past the end of the address space"), "%s", t.err.message);
     fake_free(t.f);
 }
 
