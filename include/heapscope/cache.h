@@ -107,4 +107,25 @@ cache_source_stats cache_source_get_stats(const cache_source *s);
 hs_status cache_source_flush(cache_source *s, hs_error *err);
 void cache_source_free(cache_source *s);
 
+/* ---- a session's link to the cache (link.c) ------------------------- */
+
+typedef struct cache_link {
+    cache *cache;         /* NULL: the cache is off */
+    cache_source *source; /* NULL: nothing is cached for this program */
+    int64_t program;
+    char exe[1024];       /* the program's executable, "" when unknown */
+    char why_not[HS_ERROR_MESSAGE_MAX]; /* why source is NULL */
+} cache_link;
+
+/* The source a session should read the heap of conn through: live wrapped
+ * in a caching source when c is open and the program at the other end of
+ * conn has a fingerprint, else live itself (why_not says why). Never fails.
+ * The connection's next request must come before any cached answer is
+ * used (heap_open's VERSION does): it proves the fingerprinted process is
+ * the one answering. */
+heap_source cache_link_live(cache *c, wire_conn *conn, heap_source live, cache_link *link);
+/* Writes new answers (after a pause was read, and before closing). */
+hs_status cache_link_flush(cache_link *link, hs_error *err);
+void cache_link_close(cache_link *link);
+
 #endif

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "heapscope/cache.h"
 #include "heapscope/heap.h"
 #include "heapscope/query.h"
 #include "heapscope/status.h"
@@ -40,6 +41,8 @@ typedef struct cli_common {
     size_t n_filters;
     bool demo;         /* --demo */
     const char *theme; /* explorer: --theme */
+    bool no_cache;       /* --no-cache: neither read nor write the cache */
+    uint64_t cache_size; /* --cache-size: cap of the cache directory, 0 = default */
 } cli_common;
 
 /* ---- the command line (parse.c, doc.c; tables in commands.c, options.c) ---- */
@@ -102,6 +105,8 @@ typedef struct cli_session {
     wire_conn *conn;
     struct store_snapshot *snapshot; /* a snapshot file: no connection */
     heap *heap;
+    cache *cache;    /* NULL: --no-cache, or it could not be opened */
+    cache_link link; /* the caching source under heap */
     bool was_paused; /* it was paused before we came: leave it so */
 } cli_session;
 

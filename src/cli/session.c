@@ -52,6 +52,26 @@ static hs_status open_file(const char *target, cli_session *s, hs_error *err) {
     return st;
 }
 
+/* The cache is a help, never a condition: one warning when it cannot be
+ * used, and the command goes on without it. */
+static void open_cache(cli_session *s, const cli_common *common) {
+    if (common->no_cache)
+        return;
+    cache_options o = {.max_bytes = common->cache_size};
+    hs_error err = {0};
+    if (cache_open(&o, &s->cache, &err) != HS_OK)
+        fprintf(stderr, "heapscope: going on without the cache: %s\n", err.message);
+}
+
+static void close_cache(cli_session *s) {
+    hs_error err = {0};
+    if (cache_link_flush(&s->link, &err) != HS_OK)
+        fprintf(stderr, "heapscope: %s\n", err.message);
+    cache_link_close(&s->link);
+    cache_close(s->cache);
+    s->cache = NULL;
+}
+
 hs_status cli_session_open(const char *target, const cli_common *common, cli_session *s,
                            hs_error *err) {
     *s = (cli_session){.target = target};
@@ -60,7 +80,9 @@ hs_status cli_session_open(const char *target, const cli_common *common, cli_ses
     hs_status st = cli_open_paused(target, common, &s->conn, &s->was_paused, err);
     if (st != HS_OK)
         return st;
-    st = heap_open(heap_source_live(s->conn), &s->heap, err);
+    open_cache(s, common);
+    heap_source src = cache_link_live(s->cache, s->conn, heap_source_live(s->conn), &s->link);
+    st = heap_open(src, &s->heap, err);
     if (isatty(STDERR_FILENO))
         fputs("\r\033[K", stderr);
     if (st != HS_OK) {
@@ -81,5 +103,6 @@ hs_status cli_session_close(cli_session *s, const cli_common *common, hs_error *
         st = wire_resume(s->conn, err);
     wire_close(s->conn);
     s->conn = NULL;
+    close_cache(s); /* after the resume: a busy cache must not keep it paused */
     return st;
 }

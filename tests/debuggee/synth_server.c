@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "heapscope/bytes.h"
+#include "synth_server_cli.h"
 #include "synth_server_int.h"
 
 #define IN_START (64u * 1024u)
@@ -103,6 +104,8 @@ synth_serve_result synth_serve_connection(const synth_process *p, synth_state *s
                 synth_finish(&o, SYNTH_BAD_COMMAND);
             } else {
                 uint32_t cmd = hs_load_be32(body);
+                if (cmd < 32)
+                    st->requests[cmd]++;
                 o.silent = cmd < 32 && (cfg->silent_on >> cmd & 1);
                 synth_handle_request(p, st, &o, cmd, body + 4, len - 4);
                 o.silent = false;
@@ -151,6 +154,32 @@ done:
     return res;
 }
 
+int synth_write_counts(const synth_state *st, const char *path) {
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return -1;
+    fprintf(f, "connections %llu\n", (unsigned long long)st->connections);
+    for (uint32_t c = 0; c < 32; c++) {
+        const char *name = synth_command_name(c);
+        if (st->requests[c] && name)
+            fprintf(f, "%s %llu\n", name, (unsigned long long)st->requests[c]);
+        else if (st->requests[c])
+            fprintf(f, "COMMAND_%u %llu\n", c, (unsigned long long)st->requests[c]);
+    }
+    if (fclose(f) != 0 || rename(tmp, path) != 0) {
+        int e = errno;
+        remove(tmp);
+        errno = e;
+        return -1;
+    }
+    return 0;
+}
+
 synth_serve_result synth_serve(const synth_process *p, synth_state *st, int listen_fd,
                                const synth_server_config *cfg) {
     if (!cfg)
@@ -181,6 +210,9 @@ synth_serve_result synth_serve(const synth_process *p, synth_state *st, int list
         served++;
         synth_serve_result r = synth_serve_connection(p, st, c, cfg);
         close(c);
+        if (cfg->count_path && synth_write_counts(st, cfg->count_path) != 0 && !cfg->quiet)
+            fprintf(stderr, "heapscope-debuggee: cannot write %s: %s\n", cfg->count_path,
+                    strerror(errno));
         if (r == SYNTH_SERVE_STOPPED)
             return r;
     }

@@ -38,6 +38,7 @@ typedef struct synth_state {
     bool reply_owed;      /* this connection waits for a deferred POLL reply */
     int64_t self_pause_at_ms; /* CLOCK_MONOTONIC ms of the self-pause; -1 never */
     uint64_t connections;     /* connections accepted so far */
+    uint64_t requests[32];    /* requests served so far, by command id (< 32) */
 } synth_state;
 
 /* Fresh state: running, nothing pending. With self_pause_after_ms >= 0 the
@@ -55,6 +56,7 @@ typedef struct synth_server_config {
     bool quiet;                  /* no diagnostics on stderr */
     uint32_t silent_on;          /* bit c: command c is carried out but never answered
                                     (a stub stuck before its reply); commands < 32 */
+    const char *count_path;      /* written after each connection: synth_write_counts */
 } synth_server_config;
 
 /* Outcome of serving. */
@@ -70,6 +72,10 @@ typedef enum synth_serve_result {
  * cfg may be NULL. */
 synth_serve_result synth_serve_connection(const synth_process *p, synth_state *st, int fd,
                                           const synth_server_config *cfg);
+
+/* Writes st's request counts to path (a temporary file renamed over it):
+ * "connections N", then "COMMAND N" for each command served. 0, or -1. */
+int synth_write_counts(const synth_state *st, const char *path);
 
 /* Accept loop: serves connections one after another on a listening socket
  * until stopped or max_connections have been served. cfg may be NULL. */

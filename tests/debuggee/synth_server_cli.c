@@ -47,6 +47,9 @@ static const char usage[] =
     "  --silent-on COMMAND      carry out COMMAND (a name such as PAUSE, or its\n"
     "                           number) but never answer it, like a stub stuck\n"
     "                           before its reply; may be given several times\n"
+    "  --count-requests FILE    after each connection, write how many requests of\n"
+    "                           each command were served so far (lines\n"
+    "                           'connections N' and 'COMMAND N'; replaced atomically)\n"
     "  --help                   this text\n"
     "\n"
     "Exit status: 0 after a clean stop (SIGINT/SIGTERM or --max-connections),\n"
@@ -91,6 +94,13 @@ static const struct {
     {"BLOCK", 15},        {"FUN_BITMAP", 16}, {"SRT", 17},        {"CCS", 18},
     {"CC", 19},           {"INDEX_TABLE", 20}, {"CCS_MAIN", 21},
 };
+
+const char *synth_command_name(uint32_t id) {
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (commands[i].id == id)
+            return commands[i].name;
+    return NULL;
+}
 
 static int command_id(const char *s, uint32_t *id, char *err, size_t errlen) {
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
@@ -164,7 +174,7 @@ int synth_cli_parse(int argc, char **argv, synth_cli *cli, synth_options *gen, c
         static const char *const with_value[] = {
             "--socket", "--tcp", "--plan", "--closures", "--eras", "--leak-constructor",
             "--leak-count", "--leak-era", "--seed", "--max-connections", "--self-pause-after",
-            "--silent-on", "--ghc-debug-snapshot"};
+            "--silent-on", "--ghc-debug-snapshot", "--count-requests"};
         const char *opt = NULL;
         for (size_t k = 0; k < sizeof with_value / sizeof *with_value && !opt; k++)
             if (is(with_value[k], a, &v))
@@ -221,6 +231,10 @@ int synth_cli_parse(int argc, char **argv, synth_cli *cli, synth_options *gen, c
             if (number(opt, v, 1, UINT64_MAX, &n, err, errlen))
                 return -1;
             cli->max_connections = n;
+        } else if (strcmp(opt, "--count-requests") == 0) {
+            if (!v[0])
+                return fail(err, errlen, "--count-requests: the file name is empty");
+            cli->count_path = v;
         } else if (strcmp(opt, "--silent-on") == 0) {
             uint32_t id = 0;
             if (command_id(v, &id, err, errlen))

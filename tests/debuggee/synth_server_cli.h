@@ -18,6 +18,7 @@ typedef struct synth_cli {
     uint64_t max_connections;    /* --max-connections N, 0 = no limit */
     int64_t self_pause_after_ms; /* --self-pause-after MS, -1 = never */
     uint32_t silent_on;          /* --silent-on COMMAND: bit per command id */
+    const char *count_path;      /* --count-requests FILE, NULL = none */
     bool help;                   /* --help: print usage, exit 0 */
 } synth_cli;
 
@@ -27,6 +28,9 @@ typedef struct synth_cli {
  * as the next argument or after '='. */
 int synth_cli_parse(int argc, char **argv, synth_cli *cli, synth_options *gen, char *err,
                     size_t errlen);
+
+/* The name of a command id (VERSION, INFO_TABLES, ...), NULL if unknown. */
+const char *synth_command_name(uint32_t id);
 
 /* The --help text. */
 const char *synth_cli_usage(void);

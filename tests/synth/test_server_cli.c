@@ -2,6 +2,11 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "synth_server.h"
 #include "synth_server_cli.h"
 
 static synth_options defaults(void) {
@@ -101,4 +106,28 @@ Test(cli, usage_errors) {
     fails_with(PARSE("--leak-constructor", "Main.Leak"), "not a constructor name");
     fails_with(PARSE("--leak-constructor", ""), "not a constructor name");
     fails_with(PARSE("--closuresx", "1"), "unknown option");
+}
+
+/* --count-requests: parsed, and the file synth_write_counts writes names
+ * every command served and the connections. */
+Test(cli, count_requests_file) {
+    cr_assert_eq(PARSE("--count-requests", "/tmp/counts"), 0, "%s", ERR);
+    cr_assert_str_eq(CLI.count_path, "/tmp/counts");
+    fails_with(PARSE("--count-requests", ""), "the file name is empty");
+    char path[] = "/tmp/hs-counts-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    synth_state st = {.connections = 2};
+    st.requests[6] = 3;  /* INFO_TABLES */
+    st.requests[11] = 5; /* CON_DESC */
+    st.requests[0] = 1;  /* not a command */
+    cr_assert_eq(synth_write_counts(&st, path), 0);
+    char text[256] = {0};
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f);
+    cr_assert_gt(fread(text, 1, sizeof text - 1, f), 0);
+    fclose(f);
+    remove(path);
+    cr_assert_str_eq(text, "connections 2\nCOMMAND_0 1\nINFO_TABLES 3\nCON_DESC 5\n");
 }
