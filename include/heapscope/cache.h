@@ -25,6 +25,7 @@
 
 #include "heapscope/heap.h"
 #include "heapscope/status.h"
+#include "heapscope/store.h"
 
 /* ---- fingerprints (fingerprint.c) ------------------------------------ */
 
@@ -107,12 +108,66 @@ cache_source_stats cache_source_get_stats(const cache_source *s);
 hs_status cache_source_flush(cache_source *s, hs_error *err);
 void cache_source_free(cache_source *s);
 
+/* ---- recorded pauses (pauses.c) ------------------------------------- */
+
+/* A pause kept in the cache: a snapshot file under DIR/pauses/. */
+typedef struct cache_pause {
+    int64_t id;
+    char file[4096];     /* the snapshot file: open it as any snapshot */
+    char program[256];   /* program name, "" when unknown */
+    char exe[1024];      /* its executable, "" when unknown */
+    int64_t pid;         /* 0 when unknown */
+    char target[512];    /* where it was read: socket path or tcp:HOST:PORT */
+    int64_t paused_at;   /* Unix time of the pause */
+    uint64_t closures;   /* closures reachable from the GC roots */
+    uint64_t heap_bytes; /* bytes of the heap's block groups */
+    uint64_t file_bytes; /* size of the snapshot file */
+} cache_pause;
+
+typedef struct cache_pause_list {
+    cache_pause *items; /* newest first */
+    size_t count;
+} cache_pause_list;
+
+/* Writes the pause h shows into the cache (store_snapshot_write: every
+ * block, every reachable closure's answers, atomically) and indexes it;
+ * then drops the oldest pauses while the cache is over its size cap (this
+ * one stays, even when it alone is over the cap). exe
+ * may be NULL; opts gives progress and cancelling (NULL: none). out may be
+ * NULL. */
+hs_status cache_record(cache *c, heap *h, const store_meta *meta, const char *exe,
+                       const store_write_options *opts, cache_pause *out, hs_error *err);
+/* The recorded pauses, newest first (what the picker's Snapshots tab and
+ * `heapscope cache list` show); a pause whose file is gone is left out. */
+hs_status cache_list_pauses(cache *c, cache_pause_list *out, hs_error *err);
+void cache_pause_list_free(cache_pause_list *l);
+/* Removes one recorded pause (row, then file). */
+hs_status cache_forget_pause(cache *c, int64_t id, hs_error *err);
+
+typedef struct cache_usage {
+    uint64_t db_bytes;    /* cache.db and its WAL */
+    uint64_t pause_bytes; /* the recorded pauses' files */
+    uint64_t max_bytes;   /* the size cap */
+    uint64_t programs;    /* fingerprints with cached answers */
+    uint64_t pauses;
+} cache_usage;
+hs_status cache_usage_get(cache *c, cache_usage *out, hs_error *err);
+/* Keeps the cache under its cap: the oldest pauses go first, then the
+ * answers of the programs used longest ago; files no row names (a crash
+ * mid-recording) and stale temporary files are removed. */
+hs_status cache_trim(cache *c, hs_error *err);
+/* Removes the database and every recorded pause of the cache directory
+ * (opts->dir, or the default), without opening it: also what replaces a
+ * damaged or foreign cache.db. */
+hs_status cache_clear(const cache_options *opts, hs_error *err);
+
 /* ---- a session's link to the cache (link.c) ------------------------- */
 
 typedef struct cache_link {
     cache *cache;         /* NULL: the cache is off */
     cache_source *source; /* NULL: nothing is cached for this program */
     int64_t program;
+    pid_t pid;            /* the peer's pid, 0 when unknown (tcp:) */
     char exe[1024];       /* the program's executable, "" when unknown */
     char why_not[HS_ERROR_MESSAGE_MAX]; /* why source is NULL */
 } cache_link;
@@ -124,6 +179,10 @@ typedef struct cache_link {
  * used (heap_open's VERSION does): it proves the fingerprinted process is
  * the one answering. */
 heap_source cache_link_live(cache *c, wire_conn *conn, heap_source live, cache_link *link);
+/* What a recording of this pause says about it: the target, the pid, the
+ * program (the executable's name, else the "<pid>-<program>" of a
+ * ghc-debug socket name) and now as the time of the pause. */
+void cache_link_meta(const cache_link *link, const char *target, store_meta *out);
 /* Writes new answers (after a pause was read, and before closing). */
 hs_status cache_link_flush(cache_link *link, hs_error *err);
 void cache_link_close(cache_link *link);

@@ -43,6 +43,7 @@ typedef struct cli_common {
     const char *theme; /* explorer: --theme */
     bool no_cache;       /* --no-cache: neither read nor write the cache */
     uint64_t cache_size; /* --cache-size: cap of the cache directory, 0 = default */
+    bool record;         /* --record: record the pause in the cache */
 } cli_common;
 
 /* ---- the command line (parse.c, doc.c; tables in commands.c, options.c) ---- */
@@ -147,6 +148,8 @@ int cli_show(const char *target, const char *address, const cli_common *common);
 int cli_census(const char *target, const cli_common *common);
 int cli_retainers(const char *target, const cli_common *common);
 int cli_find(const char *target, const cli_common *common);
+/* heapscope cache list|clear */
+int cli_cache(const char *what, const cli_common *common);
 /* Writes one pause of target into a new snapshot file at output (replacing
  * an existing one only when force). */
 int cli_snapshot(const char *target, const char *output, bool force, const cli_common *common);

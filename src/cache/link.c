@@ -4,6 +4,7 @@
  * session: without a cache or a fingerprint the live source is used as it
  * is, and why_not says why. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "heapscope/wire.h"
@@ -20,7 +21,7 @@ heap_source cache_link_live(cache *c, wire_conn *conn, heap_source live, cache_l
         return without(l, live, "the cache is off");
     cache_fingerprint fp;
     hs_error err = {0};
-    pid_t pid = wire_conn_peer_pid(conn);
+    pid_t pid = l->pid = wire_conn_peer_pid(conn);
     /* The request the heap sends next proves the peer is still alive, so
      * the pid was not reused by another program in between. */
     if (cache_fingerprint_pid(pid, &fp, &err) != HS_OK)
@@ -33,6 +34,28 @@ heap_source cache_link_live(cache *c, wire_conn *conn, heap_source live, cache_l
     if (st != HS_OK)
         return without(l, live, err.message);
     return cache_source_heap(l->source);
+}
+
+void cache_link_meta(const cache_link *l, const char *target, store_meta *m) {
+    *m = (store_meta){.pid = l->pid, .paused_at = cache_now()};
+    snprintf(m->target, sizeof m->target, "%s", target);
+    const char *slash = strrchr(l->exe, '/');
+    if (slash && slash[1]) {
+        snprintf(m->program, sizeof m->program, "%s", slash + 1);
+        char *deleted = strstr(m->program, " (deleted)"); /* rebuilt since it started */
+        if (deleted)
+            *deleted = '\0';
+        return;
+    }
+    const char *base = strrchr(target, '/');
+    base = base ? base + 1 : target;
+    char *end;
+    long pid = strtol(base, &end, 10);
+    if (end != base && *end == '-' && end[1] && pid > 0) {
+        snprintf(m->program, sizeof m->program, "%s", end + 1);
+        if (!m->pid)
+            m->pid = pid;
+    }
 }
 
 hs_status cache_link_flush(cache_link *l, hs_error *err) {

@@ -30,6 +30,11 @@ static int run_retainers(char **args, int n_args, const cli_common *common) {
     return cli_retainers(args[0], common);
 }
 
+static int run_cache(char **args, int n_args, const cli_common *common) {
+    (void)n_args;
+    return cli_cache(args[0], common);
+}
+
 static int run_find(char **args, int n_args, const cli_common *common) {
     (void)n_args;
     return cli_find(args[0], common);
@@ -190,6 +195,41 @@ static const char man_find[] =
     "(edges from the nearest root) and\n"
     ".BR closure .\n";
 
+static const char man_cache[] =
+    "The cache (see\n"
+    ".BR CACHE ).\n"
+    ".B list\n"
+    "prints the cache directory, its size against the cap, how many programs\n"
+    "have cached answers, and the recorded pauses, newest first: the time of\n"
+    "the pause, the program, its pid, the closures reachable from the GC roots,\n"
+    "the heap's size and the snapshot file, which every command opens as a\n"
+    "TARGET. With\n"
+    ".BR \\-\\-json ,\n"
+    "one object with the keys\n"
+    ".BR dir ,\n"
+    ".BR db_bytes ,\n"
+    ".BR pause_bytes ,\n"
+    ".BR max_bytes ,\n"
+    ".B programs\n"
+    "and\n"
+    ".BR pauses ,\n"
+    "a list of objects with\n"
+    ".BR file ,\n"
+    ".BR program ,\n"
+    ".BR exe ,\n"
+    ".BR pid ,\n"
+    ".BR target ,\n"
+    ".B paused_at\n"
+    "(Unix time),\n"
+    ".BR closures ,\n"
+    ".B heap_bytes\n"
+    "and\n"
+    ".BR file_bytes .\n"
+    ".B clear\n"
+    "removes the cache database and every recorded pause (also a damaged or\n"
+    "foreign\n"
+    ".BR cache.db ).\n";
+
 const cli_command cli_command_table[CLI_N_COMMANDS] = {
     [CLI_EXPLORER] = {NULL, "[TARGET]", 0, 1, true, NULL,
                       "the explorer, in the terminal", NULL},
@@ -206,4 +246,6 @@ const cli_command cli_command_table[CLI_N_COMMANDS] = {
                        man_retainers},
     [CLI_FIND] = {"find", "TARGET [FILTERS]", 1, 1, true, run_find,
                   "the closures matching the filters, without paths", man_find},
+    [CLI_CACHE] = {"cache", "list|clear", 1, 1, false, run_cache,
+                   "the recorded pauses and the cache's size, or clear it", man_cache},
 };

@@ -3,8 +3,10 @@
  * A row says where the option applies (CLI_ON), how its value is stored,
  * its --help line and its man entry (roff; "For show:" and the like are
  * added from .commands, so the text starts in lower case when it has one). */
+#include <ctype.h>
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +55,42 @@ static int set_long(cli_parsed *p, const cli_option *o, const char *value, bool 
     return parse_number(o, value, AT(p, o, long));
 }
 
+/* A size: bytes, or a number with K, M, G or T (powers of 1024, "KiB" and
+ * "KB" read the same). */
+static int set_size(cli_parsed *p, const cli_option *o, const char *value, bool inverted) {
+    (void)inverted;
+    static const char units[] = "KMGT";
+    char *end = NULL;
+    unsigned long long v = 0;
+    int shift = 0;
+    bool ok = value[0] >= '0' && value[0] <= '9';
+    if (ok) {
+        errno = 0;
+        v = strtoull(value, &end, 10);
+        ok = errno == 0;
+    }
+    if (ok && *end) {
+        const char *u = strchr(units, toupper((unsigned char)*end));
+        if (u) {
+            shift = 10 * (int)(u - units + 1);
+            end++;
+            if (tolower((unsigned char)*end) == 'i')
+                end++;
+        }
+        if (tolower((unsigned char)*end) == 'b')
+            end++;
+        ok = *end == '\0';
+    }
+    if (!ok || v > (UINT64_MAX >> shift) || (v << shift) < (unsigned long long)o->lo) {
+        fprintf(stderr,
+                "heapscope: --%s wants a size of at least %ldM such as 500M or 2G, not '%s'\n",
+                o->name, o->lo >> 20, value);
+        return 2;
+    }
+    *AT(p, o, uint64_t) = (uint64_t)v << shift;
+    return 0;
+}
+
 /* --help, --keys[=man], ...: what the command line asks for instead of a run. */
 static int set_action(cli_parsed *p, const cli_option *o, const char *value, bool inverted) {
     (void)inverted;
@@ -84,7 +122,8 @@ int cli_set_filter(cli_parsed *p, const cli_option *o, const char *value, bool i
     return 0;
 }
 
-#define SESSION (CLI_ON_BATCH & ~CLI_ON(INFO)) /* the commands that pause */
+#define TARGETED (CLI_ON_BATCH & ~CLI_ON(CACHE))  /* the commands that read a target */
+#define SESSION (TARGETED & ~CLI_ON(INFO))         /* the commands that pause */
 #define SEARCH (CLI_ON(RETAINERS) | CLI_ON(FIND))
 #define FILTER(name, arg, kind, help, man)                                                      \
     {name, 0, arg, false, SEARCH, cli_set_filter, 0, 0, 0, kind, help, man}
@@ -105,7 +144,7 @@ const cli_option cli_option_table[] = {
      "machine-readable output",
      "Machine-readable output: one JSON document, whose keys each command\n"
      "describes.\n"},
-    {"timeout", 0, "MS", false, CLI_ON(EXPLORER) | CLI_ON_BATCH, set_int, FIELD(timeout_ms), 1,
+    {"timeout", 0, "MS", false, CLI_ON(EXPLORER) | TARGETED, set_int, FIELD(timeout_ms), 1,
      86400000, 0, "longest silence from the debuggee before giving up (default 30000)",
      "Give up when the debuggee stays silent for\n"
      ".I MS\n"
@@ -115,6 +154,28 @@ const cli_option cli_option_table[] = {
      "do not resume the debuggee when done (by default it is resumed, unless it was already "
      "paused)",
      "do not resume the debuggee when the command is done.\n"},
+    {"no-cache", 0, NULL, false, CLI_ON(EXPLORER) | SESSION, set_flag, FIELD(no_cache), 0, 0, 0,
+     "neither read nor write the cache (see CACHE in the man page)",
+     "neither read answers from the cache nor write any to it, and record no\n"
+     "pause (see\n"
+     ".BR CACHE ).\n"},
+    {"cache-size", 0, "SIZE", false, CLI_ON(EXPLORER) | SESSION | CLI_ON(CACHE), set_size,
+     FIELD(cache_size), 1L << 20, 0, 0,
+     "cap of the cache directory, e.g. 500M (default 2G); oldest pauses go first",
+     "the cap of the cache directory: a number of bytes, or one with\n"
+     ".BR K ,\n"
+     ".BR M ,\n"
+     ".B G\n"
+     "or\n"
+     ".B T\n"
+     "(powers of 1024), at least 1M (default 2G). When a recording takes the\n"
+     "cache over it, the oldest recorded pauses are removed first (see\n"
+     ".BR CACHE ).\n"},
+    {"record", 0, NULL, false, SESSION, set_flag, FIELD(record), 0, 0, 0,
+     "also record the pause in the cache (heapscope cache list shows it)",
+     "also record the pause in the cache, in full, before the debuggee is\n"
+     "resumed (see\n"
+     ".BR CACHE ).\n"},
     {"depth", 0, "N", false, CLI_ON(SHOW), set_int, FIELD(depth), 0, 64, 0,
      "levels of children (default 2, at most 64)",
      "levels of children to show (default 2, at most 64).\n"},

@@ -52,6 +52,16 @@ static hs_status open_file(const char *target, cli_session *s, hs_error *err) {
     return st;
 }
 
+static bool show_record_progress(void *ctx, const char *phase, uint64_t done, uint64_t total) {
+    (void)ctx;
+    if (total)
+        fprintf(stderr, "\r\033[Kheapscope: recording the pause: %s %.0f%%", phase,
+                100.0 * (double)done / (double)total);
+    else
+        fprintf(stderr, "\r\033[Kheapscope: recording the pause: %s", phase);
+    return true;
+}
+
 /* The cache is a help, never a condition: one warning when it cannot be
  * used, and the command goes on without it. */
 static void open_cache(cli_session *s, const cli_common *common) {
@@ -93,14 +103,34 @@ hs_status cli_session_open(const char *target, const cli_common *common, cli_ses
     return st;
 }
 
+/* --record: the pause into the cache, in full, while it is still paused. */
+static hs_status record(cli_session *s, hs_error *err) {
+    if (!s->cache)
+        return hs_fail(err, HS_ERR_USAGE, "--record needs the cache, which is off");
+    store_meta meta;
+    cache_link_meta(&s->link, s->target, &meta);
+    bool tty = isatty(STDERR_FILENO);
+    store_write_options opts = {.progress = tty ? show_record_progress : NULL};
+    hs_status st = cache_record(s->cache, s->heap, &meta, s->link.exe, &opts, NULL, err);
+    if (tty)
+        fputs("\r\033[K", stderr);
+    return st;
+}
+
 hs_status cli_session_close(cli_session *s, const cli_common *common, hs_error *err) {
     hs_status st = HS_OK;
+    if (common->record && s->conn && s->heap)
+        st = record(s, err);
     heap_free(s->heap);
     s->heap = NULL;
     store_snapshot_close(s->snapshot);
     s->snapshot = NULL;
-    if (s->conn && wire_conn_is_open(s->conn) && !s->was_paused && !common->leave_paused)
-        st = wire_resume(s->conn, err);
+    hs_error resume_err;
+    if (s->conn && wire_conn_is_open(s->conn) && !s->was_paused && !common->leave_paused &&
+        wire_resume(s->conn, &resume_err) != HS_OK && st == HS_OK) {
+        st = resume_err.status;
+        *err = resume_err;
+    }
     wire_close(s->conn);
     s->conn = NULL;
     close_cache(s); /* after the resume: a busy cache must not keep it paused */

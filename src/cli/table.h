@@ -22,6 +22,7 @@ typedef enum cli_command_id {
     CLI_CENSUS,
     CLI_RETAINERS,
     CLI_FIND,
+    CLI_CACHE,
     CLI_N_COMMANDS
 } cli_command_id;
 

@@ -4,6 +4,7 @@ census of an unchanged program asks almost nothing immutable again, a
 rebuilt binary or other arguments are never decoded with stale answers,
 and heapscope processes sharing the cache corrupt nothing (run by meson
 test)."""
+import json
 import os
 import shutil
 import socket
@@ -126,6 +127,15 @@ class SameProgram(CacheCase):
                              one.get("STACK_BITMAP", 0))
         self.assertTrue(os.path.exists(self.db()))
 
+    def test_no_cache_asks_everything_and_writes_nothing(self):
+        p = self.program("--closures", "5000", "--seed", "4")
+        self.census(p, "--no-cache")
+        one = p.counts(1)
+        self.census(p, "--no-cache")
+        two = p.counts(2)
+        self.assertEqual(delta(two, one), immutable(one))
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, "cache")))
+
     def test_tcp_target_has_no_fingerprint(self):
         tcp_log = os.path.join(self.tmp, "tcp.log")
         counts = os.path.join(self.tmp, "tcp.counts")
@@ -167,6 +177,87 @@ class SameProgram(CacheCase):
         self.assertIn("going on without the cache", lines[0])
         self.assertIn("cache.db", lines[0])
         self.assertIn("census by", r.stdout)
+
+
+class Recorded(CacheCase):
+    def cache_list(self, *extra):
+        return json.loads(self.run_ok("cache", "list", "--json", *extra))
+
+    def test_record_keeps_the_pause_as_a_snapshot_listed_newest_first(self):
+        p = self.program("--closures", "20000", "--seed", "6", "--profiled", "--eras", "3")
+        self.assertEqual(self.cache_list()["pauses"], [])
+        live = self.census(p, "--record")
+        self.census(p, "--record")
+        listing = self.cache_list()
+        pauses = listing["pauses"]
+        self.assertEqual(len(pauses), 2)
+        self.assertGreaterEqual(pauses[0]["paused_at"], pauses[1]["paused_at"])
+        newest = pauses[0]
+        self.assertEqual(newest["pid"], p.proc.pid)
+        self.assertEqual(newest["program"], "heapscope-debuggee")
+        self.assertEqual(newest["target"], p.socket)
+        self.assertEqual(os.path.getsize(newest["file"]), newest["file_bytes"])
+        census = json.loads(self.run_ok("census", p.socket, "--json"))
+        self.assertEqual(newest["closures"], census["total_count"])
+        self.assertGreater(newest["heap_bytes"], 0)
+        self.assertEqual(listing["db_bytes"] > 0, True)
+        self.assertEqual(listing["pause_bytes"], sum(x["file_bytes"] for x in pauses))
+        # the recorded pause answers as the live program did
+        self.assertEqual(self.census_file(newest["file"]), live)
+        text = self.run_ok("cache", "list")
+        self.assertIn("2 recorded pauses", text)
+        self.assertIn(newest["file"], text)
+
+    def census_file(self, path):
+        return self.run_ok("census", path, "--by", "constructor")
+
+    def test_cap_drops_the_oldest_pauses_first(self):
+        p = self.program("--closures", "60000", "--seed", "7")
+        self.census(p, "--record")
+        size = self.cache_list()["pauses"][0]["file_bytes"]
+        cap = "%dK" % ((2 * size + size // 2 + 200 * 1024) // 1024)  # two pauses and the db
+        for _ in range(3):
+            self.census(p, "--record", "--cache-size", cap)
+        pauses = self.cache_list()["pauses"]
+        self.assertEqual(len(pauses), 2, [x["file"] for x in pauses])
+        kept = {x["file"] for x in pauses}
+        files = sorted(os.listdir(os.path.join(self.tmp, "cache", "heapscope", "pauses")))
+        self.assertEqual({os.path.join(self.tmp, "cache", "heapscope", "pauses", f)
+                          for f in files}, kept, "no file is left that no row names")
+        # the newest stays even when it alone is over the cap
+        self.census(p, "--record", "--cache-size", "1M")
+        self.assertEqual(len(self.cache_list()["pauses"]), 1)
+
+    def test_clear_removes_everything_also_a_damaged_database(self):
+        p = self.program("--closures", "3000")
+        self.census(p, "--record")
+        self.run_ok("cache", "clear")
+        self.assertEqual(self.cache_list()["pauses"], [])
+        with open(self.db(), "w") as f:
+            f.write("garbage " * 100)
+        r = subprocess.run([HEAPSCOPE, "cache", "list"], capture_output=True, text=True,
+                           env=self.env)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("cache clear", r.stderr)
+        self.run_ok("cache", "clear")
+        self.assertEqual(self.cache_list()["programs"], 0)
+
+    def test_record_without_cache_is_an_error(self):
+        p = self.program("--closures", "3000")
+        r = subprocess.run([HEAPSCOPE, "census", p.socket, "--record", "--no-cache"],
+                           capture_output=True, text=True, env=self.env)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("--record needs the cache", r.stderr)
+
+    def test_bad_sizes_are_usage_errors(self):
+        for bad in ("0", "12Q", "-5M", "1K", "", "G"):
+            r = subprocess.run([HEAPSCOPE, "cache", "list", "--cache-size", bad],
+                               capture_output=True, text=True, env=self.env)
+            self.assertEqual(r.returncode, 2, bad)
+            self.assertIn("--cache-size wants a size", r.stderr)
+        listing = self.cache_list("--cache-size", "3GiB")
+        self.assertEqual(listing["max_bytes"], 3 << 30)
+        self.assertEqual(self.cache_list("--cache-size", "1048576")["max_bytes"], 1 << 20)
 
 
 @unittest.skipUnless(SETARCH, "setarch is needed to load the debuggee at fixed addresses")

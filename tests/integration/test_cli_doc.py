@@ -18,7 +18,7 @@ MAN = sys.argv.pop(1)
 BLOCKS = {"commands": "COMMANDS", "options": "OPTIONS", "filters": "FILTERS"}
 # A well-formed value for each kind of option value, to test where it applies.
 SAMPLES = {"MS": "1000", "N": "1", "KIND": "type", "REGEX": "x", "NAME": "x", "0xA": "0x10",
-           "0xP": "0x10", "TYPE": "THUNK", "RANGE": "1", "ID": "1"}
+           "0xP": "0x10", "TYPE": "THUNK", "RANGE": "1", "ID": "1", "SIZE": "1G"}
 MISSING_SOCKET = "/nonexistent/heapscope-doc-test.sock"
 
 
@@ -78,7 +78,7 @@ class CliDoc(unittest.TestCase):
 
     def test_tables_are_not_empty(self):
         self.assertEqual(set(self.commands),
-                         {"info", "roots", "show", "census", "retainers", "find"})
+                         {"info", "roots", "show", "census", "retainers", "find", "cache"})
         names = [o["name"] for o in self.options]
         for wanted in ("--json", "--timeout", "--depth", "--limit", "--constructor",
                        "--not-era", "--theme", "--keys", "--help", "--version"):
