@@ -34,12 +34,7 @@ class NoProvenance(harness.TuiCase):
         self.assertIn("no info-table location: GHC 9.0 has no info-table provenance "
                       "(it came with GHC 9.2)", s.text)
         self.assertNotIn("-finfo-table-map", s.text, "advice that GHC 9.0 cannot follow")
-        before = t.screen()
-        t.keys("C-p")
-        t.wait_change(before, what="the palette")
-        t.type("Find retainers (closure name)")
-        t.wait_text("info table (IPE) has this name", what="the command in the palette")
-        t.keys("Enter")
+        t.run_command("Find retainers (closure name)")
         t.wait_text("closure name: ", what="the closure-name prompt")
         t.type("sat_info")
         t.keys("Enter")

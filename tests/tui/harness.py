@@ -291,6 +291,15 @@ class Tui:
     def type(self, text):
         self.tmux("send-keys", "-t", "hs", "-l", text)
 
+    def run_command(self, name):
+        """Runs a command of the table by name through the Ctrl-P palette."""
+        before = self.screen()
+        self.keys("C-p")
+        self.wait_change(before, what="the palette")
+        self.type(name)
+        self.wait_text(name, what="%r in the palette" % name)
+        self.keys("Enter")
+
     def resize(self, width, height):
         self.tmux("resize-window", "-t", "hs", "-x", str(width), "-y", str(height))
         self.width, self.height = width, height

@@ -113,25 +113,12 @@ class Search(TuiCase):
         t = self.paused(d)
         t.wait_text("no info-table location: build the program with -finfo-table-map",
                     what="the details pane's advice for a GHC that has -finfo-table-map")
-        before = t.screen()
-        t.keys("C-p")
-        t.wait_change(before, what="the palette")
-        t.type("Find retainers (closure name)")
-        t.wait_text("info table (IPE) has this name", what="the command in the palette")
-        t.keys("Enter")
+        t.run_command("Find retainers (closure name)")
         t.wait_text("closure name: ", what="the closure-name prompt")
         t.type("Leak_con_info")
         t.keys("Enter")
         t.wait_text("no closure looked at has info-table provenance", timeout=120,
                     what="why a closure-name search matched nothing")
-
-    def palette(self, t, command):
-        before = t.screen()
-        t.keys("C-p")
-        t.wait_change(before, what="the palette")
-        t.type(command)
-        t.wait_text(command, what="%r in the palette" % command)
-        t.keys("Enter")
 
     def test_filter_list_names_each_filter_in_the_order_given(self):
         # issue 9, item 7: the closure-name filter is no "Constructor name
@@ -140,7 +127,7 @@ class Search(TuiCase):
         for command, value in (("Add filter: exact constructor name", "Leak"),
                                ("Add filter: closure name", "Leak_con_info"),
                                ("Add filter: constructor regex", "^L")):
-            self.palette(t, command)
+            t.run_command(command)
             t.wait_regex(r"(?i)name.*: $|regex.*: $", what="the prompt of %s" % command)
             t.type(value)
             t.keys("Enter")
