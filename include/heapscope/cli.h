@@ -105,6 +105,7 @@ typedef struct cli_session {
     const char *target;
     wire_conn *conn;
     struct store_snapshot *snapshot; /* a snapshot file: no connection */
+    struct ghcdebug_file *ghcdebug;  /* a ghc-debug snapshot file */
     heap *heap;
     cache *cache;    /* NULL: --no-cache, or it could not be opened */
     cache_link link; /* the caching source under heap */

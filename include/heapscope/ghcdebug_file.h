@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "heapscope/heap.h"
 #include "heapscope/status.h"
 #include "heapscope/wire.h"
 
@@ -56,6 +57,10 @@ void ghcdebug_file_free(ghcdebug_file *f);
 /* Entries in the file, and how many were answers to command cmd. */
 size_t ghcdebug_file_entry_count(const ghcdebug_file *f);
 size_t ghcdebug_file_count(const ghcdebug_file *f, uint32_t cmd);
+
+/* A heap_source answering from the file (valid while it is open): what
+ * ghc-debug did not record is HEAP_UNAVAILABLE. */
+heap_source ghcdebug_file_source(ghcdebug_file *f);
 
 /* ---- answers (HS_OK, or HS_ERR_NOT_FOUND when not recorded) ---------- */
 

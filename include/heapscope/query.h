@@ -67,7 +67,8 @@ typedef struct query_traversal_stats {
     uint64_t visited;     /* closures visited */
     uint64_t bytes;       /* their sizes */
     uint32_t depth;       /* levels */
-    uint64_t undecodable; /* closures skipped because their bytes made no sense */
+    uint64_t undecodable; /* closures skipped: their bytes made no sense, or the
+                             source lacks what decoding them needs */
     char first_problem[HS_ERROR_MESSAGE_MAX]; /* why the first one was skipped */
 } query_traversal_stats;
 
@@ -76,8 +77,10 @@ typedef struct query_traversal_stats {
  * hash set for closures outside the blocks). No recursion. Each level's
  * unknown static closures and info tables are fetched in batches before
  * the level is decoded. A closure whose bytes make no sense (a protocol
- * error of its own) is counted in stats->undecodable and skipped; any
- * other failure (the connection, memory) ends the traversal. */
+ * error of its own) or whose source lacks what decoding it needs
+ * (HEAP_UNAVAILABLE: a snapshot that did not record it) is counted in
+ * stats->undecodable and skipped; any other failure (the connection,
+ * memory) ends the traversal. */
 hs_status query_traverse(heap *h, const uint64_t *starts, size_t n_starts,
                          const query_traversal *t, query_traversal_stats *stats,
                          hs_error *err);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "heapscope/cli.h"
+#include "heapscope/ghcdebug_file.h"
 #include "heapscope/store.h"
 #include "output.h"
 
@@ -22,8 +23,17 @@ static void print_info(const char *target, const wire_version *v, const cli_comm
     }
 }
 
-/* A snapshot's version is in its meta table. */
+/* A snapshot's version is in its meta table; a ghc-debug snapshot's in
+ * its VERSION entry. */
 static hs_status file_version(const char *target, wire_version *v, hs_error *err) {
+    if (!store_is_snapshot_file(target) && ghcdebug_file_sniff_path(target)) {
+        ghcdebug_file *f;
+        hs_status st = ghcdebug_file_open(target, &f, err);
+        if (st == HS_OK)
+            *v = *ghcdebug_file_version(f);
+        ghcdebug_file_free(f);
+        return st;
+    }
     store_snapshot *snap;
     hs_status st = store_snapshot_open(target, &snap, err);
     if (st == HS_OK)

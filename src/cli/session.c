@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "heapscope/cli.h"
+#include "heapscope/ghcdebug_file.h"
 #include "heapscope/store.h"
 #include "output.h"
 
@@ -40,8 +41,22 @@ bool cli_target_is_file(const char *target) {
     return stat(target, &sb) == 0 && !S_ISSOCK(sb.st_mode);
 }
 
+/* A ghc-debug snapshot: read whole, answered from memory. */
+static hs_status open_ghcdebug(const char *target, cli_session *s, hs_error *err) {
+    hs_status st = ghcdebug_file_open(target, &s->ghcdebug, err);
+    if (st == HS_OK)
+        st = heap_open(ghcdebug_file_source(s->ghcdebug), &s->heap, err);
+    if (st != HS_OK) {
+        ghcdebug_file_free(s->ghcdebug);
+        s->ghcdebug = NULL;
+    }
+    return st;
+}
+
 /* A snapshot file: nothing to pause or resume. */
 static hs_status open_file(const char *target, cli_session *s, hs_error *err) {
+    if (!store_is_snapshot_file(target) && ghcdebug_file_sniff_path(target))
+        return open_ghcdebug(target, s, err);
     hs_status st = store_snapshot_open(target, &s->snapshot, err);
     if (st == HS_OK)
         st = heap_open(store_snapshot_source(s->snapshot), &s->heap, err);
@@ -125,6 +140,8 @@ hs_status cli_session_close(cli_session *s, const cli_common *common, hs_error *
     s->heap = NULL;
     store_snapshot_close(s->snapshot);
     s->snapshot = NULL;
+    ghcdebug_file_free(s->ghcdebug);
+    s->ghcdebug = NULL;
     hs_error resume_err;
     if (s->conn && wire_conn_is_open(s->conn) && !s->was_paused && !common->leave_paused &&
         wire_resume(s->conn, &resume_err) != HS_OK && st == HS_OK) {

@@ -106,7 +106,22 @@ static hs_status fetch_batch(heap *h, const uint64_t *ptrs, size_t n, hs_error *
     return st;
 }
 
-hs_status heap_info_prefetch(heap *h, const uint64_t *ptrs, size_t n, hs_error *err) {
+/* fetch_batch, and when the source refuses the batch (it has not all of
+ * them), each alone: those it has not stay unknown, their closures fail
+ * when decoded, unless `strict` asks for the refusal. */
+static hs_status fetch_some(heap *h, const uint64_t *ptrs, size_t n, bool strict,
+                            hs_error *err) {
+    hs_status st = fetch_batch(h, ptrs, n, err);
+    if (st == HEAP_UNAVAILABLE && n > 1) {
+        st = HS_OK;
+        for (size_t i = 0; i < n && (st == HS_OK || st == HEAP_UNAVAILABLE); i++)
+            st = fetch_batch(h, ptrs + i, 1, err);
+    }
+    return st == HEAP_UNAVAILABLE && !strict ? HS_OK : st;
+}
+
+static hs_status info_prefetch(heap *h, const uint64_t *ptrs, size_t n, bool strict,
+                               hs_error *err) {
     uint64_t *batch = malloc(HEAP_MAX_BATCH * sizeof *batch);
     if (!batch)
         return hs_fail(err, HS_ERR_NOMEM, "out of memory");
@@ -125,13 +140,17 @@ hs_status heap_info_prefetch(heap *h, const uint64_t *ptrs, size_t n, hs_error *
             batch[k++] = p;
         }
         if (k == HEAP_MAX_BATCH || (i == n && k > 0)) {
-            st = fetch_batch(h, batch, k, err);
+            st = fetch_some(h, batch, k, strict, err);
             k = 0;
         }
     }
     u64map_free(&pending);
     free(batch);
     return st;
+}
+
+hs_status heap_info_prefetch(heap *h, const uint64_t *ptrs, size_t n, hs_error *err) {
+    return info_prefetch(h, ptrs, n, false, err);
 }
 
 bool heap_info_cached(const heap *h, uint64_t info_ptr) {
@@ -148,7 +167,7 @@ hs_status heap_info_get(heap *h, uint64_t info_ptr, const heap_info **out, hs_er
     if (!found) {
         if (info_ptr == 0)
             return hs_fail(err, HS_ERR_PROTOCOL, "null info pointer");
-        hs_status st = heap_info_prefetch(h, &info_ptr, 1, err);
+        hs_status st = info_prefetch(h, &info_ptr, 1, true, err);
         if (st != HS_OK)
             return hs_fail_context(err, "info table 0x%llx", (unsigned long long)info_ptr);
         found = u64map_find(&h->infos, info_ptr);

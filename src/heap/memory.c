@@ -50,7 +50,30 @@ static hs_status needs_fetch(heap *h, uint64_t addr, bool *out, hs_error *err) {
     return HS_OK;
 }
 
-hs_status heap_prefetch_statics(heap *h, const uint64_t *addrs, size_t n, hs_error *err) {
+/* One CLOSURES request for k addresses, kept. A source without some of
+ * them refuses the batch; then each is asked alone and those it has not
+ * stay unknown (the closure fails when read), unless `strict` asks for the
+ * refusal. */
+static hs_status fetch_images(heap *h, const uint64_t *batch, size_t k, bool strict,
+                              hs_error *err) {
+    heap_blobs blobs = {0};
+    hs_status st = h->src.ops->closures(h->src.self, batch, k, &blobs, err);
+    if (st == HS_OK && blobs.count != k)
+        st = hs_fail(err, HS_ERR_INTERNAL, "the source answered %zu closures for %zu",
+                     blobs.count, k);
+    if (st == HS_OK)
+        st = keep_images(h, batch, &blobs, err);
+    heap_blobs_free(&blobs);
+    if (st == HEAP_UNAVAILABLE && k > 1) {
+        st = HS_OK;
+        for (size_t i = 0; i < k && (st == HS_OK || st == HEAP_UNAVAILABLE); i++)
+            st = fetch_images(h, batch + i, 1, false, err);
+    }
+    return st == HEAP_UNAVAILABLE && !strict ? HS_OK : st;
+}
+
+static hs_status prefetch_statics(heap *h, const uint64_t *addrs, size_t n, bool strict,
+                                  hs_error *err) {
     uint64_t *batch = malloc(HEAP_MAX_BATCH * sizeof *batch);
     if (!batch)
         return hs_fail(err, HS_ERR_NOMEM, "out of memory");
@@ -72,20 +95,17 @@ hs_status heap_prefetch_statics(heap *h, const uint64_t *addrs, size_t n, hs_err
             batch[k++] = a;
         }
         if (k == HEAP_MAX_BATCH || (i == n && k > 0)) {
-            heap_blobs blobs = {0};
-            st = h->src.ops->closures(h->src.self, batch, k, &blobs, err);
-            if (st == HS_OK && blobs.count != k)
-                st = hs_fail(err, HS_ERR_INTERNAL, "the source answered %zu closures for %zu",
-                             blobs.count, k);
-            if (st == HS_OK)
-                st = keep_images(h, batch, &blobs, err);
-            heap_blobs_free(&blobs);
+            st = fetch_images(h, batch, k, strict, err);
             k = 0;
         }
     }
     u64map_free(&pending);
     free(batch);
     return st;
+}
+
+hs_status heap_prefetch_statics(heap *h, const uint64_t *addrs, size_t n, hs_error *err) {
+    return prefetch_statics(h, addrs, n, false, err);
 }
 
 const uint8_t *heap_memory_cached(const heap *h, uint64_t addr, size_t *len) {
@@ -117,7 +137,7 @@ hs_status heap_memory(heap *h, uint64_t addr, const uint8_t **bytes, size_t *len
     *bytes = heap_memory_cached(h, addr, len);
     if (*bytes)
         return HS_OK;
-    if (heap_prefetch_statics(h, &addr, 1, err) != HS_OK)
+    if (prefetch_statics(h, &addr, 1, true, err) != HS_OK)
         return hs_fail_context(err, "closure 0x%llx", (unsigned long long)addr);
     *bytes = heap_memory_cached(h, addr, len);
     if (*bytes)

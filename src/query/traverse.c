@@ -313,7 +313,7 @@ static hs_status visit_one(walk *w, uint32_t id, uint64_t addr, const uint8_t *b
     hs_error problem; /* written only on failure: zeroing 516 bytes per closure costs */
     hs_status st = info ? heap_decode_known(w->h, addr, bytes, len, info, &w->c, &problem)
                         : heap_decode(w->h, addr, &w->c, &problem);
-    if (st == HS_ERR_PROTOCOL) {
+    if (st == HS_ERR_PROTOCOL || st == HEAP_UNAVAILABLE) { /* a source without its data */
         if (w->stats->undecodable++ == 0)
             memcpy(w->stats->first_problem, problem.message, sizeof problem.message);
         return HS_OK;

@@ -391,7 +391,8 @@ static hs_status parse_owned(uint8_t *bytes, size_t len, ghcdebug_file **out, hs
                          version, GHCDEBUG_FORMAT_VERSION);
         else if (count > r.left / MIN_ENTRY_BYTES)
             st = hs_fail(err, HS_ERR_PROTOCOL,
-                         "the header announces %llu entries but the file has %zu bytes left",
+                         "truncated or damaged: the header announces %llu entries, more than "
+                         "the %zu bytes after it can hold",
                          (unsigned long long)count, r.left);
         else
             st = parse_entries(f, &r, count, err);

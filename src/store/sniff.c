@@ -65,8 +65,8 @@ hs_status store_header_check(const char *path, hs_error *err) {
     if (st != HS_OK)
         return st;
     if (!is_sqlite(h, got))
-        return hs_fail(err, HS_ERR_PROTOCOL, "%s is not a heapscope snapshot (not an SQLite "
-                                             "database)", path);
+        return hs_fail(err, HS_ERR_PROTOCOL, "%s is not a snapshot: neither a heapscope one (not "
+                                             "an SQLite database) nor a ghc-debug one", path);
     if (got < HEADER_BYTES)
         return hs_fail(err, HS_ERR_PROTOCOL, "%s is truncated (%zu bytes)", path, got);
     if (be32(h + 68) != STORE_APPLICATION_ID)

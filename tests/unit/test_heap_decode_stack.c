@@ -262,6 +262,39 @@ Test(heap_decode_stack, ret_bco_ends_the_walk) {
     ht_fini(&t);
 }
 
+/* A source without a frame's info table or map (a ghc-debug snapshot has
+ * none for a chunk below an underflow frame) ends the walk like RET_BCO:
+ * the stack is still a closure of known size. */
+Test(heap_decode_stack, unknown_frame_ends_the_walk) {
+    ht t;
+    ht_init(&t, false);
+    stack_infos(&t);
+    for (int unknown_info = 0; unknown_info < 2; unknown_info++) {
+        uint64_t a = BLK + 0x100 + 0x1000 * (uint64_t)unknown_info;
+        uint64_t sp = stack_at(&t, a, 3 + 5 + 1);
+        writer w = {t.f, sp};
+        put(&w, I_RET);
+        put(&w, BLK + 0x2000);
+        put(&w, 5);
+        /* a frame whose info table the source lacks, or a RET_FUN frame
+         * whose map it cannot give (its function is not in memory) */
+        put(&w, unknown_info ? UINT64_C(0x42ff00) : I_RFUN);
+        put(&w, 2);
+        put(&w, UINT64_C(0x4cf000));
+        put(&w, BLK + 0x2100);
+        put(&w, 7);
+        put(&w, I_STOP);
+    }
+    ht_open(&t);
+    for (int unknown_info = 0; unknown_info < 2; unknown_info++) {
+        ht_ok(&t, BLK + 0x100 + 0x1000 * (uint64_t)unknown_info);
+        cr_expect_eq(t.c.n_frames, 1);
+        cr_expect_eq(t.c.n_edges, 2); /* the first frame's SRT and field */
+        cr_expect_eq(t.c.size, t.H + 16 + 8 * STACK_WORDS);
+    }
+    ht_fini(&t);
+}
+
 Test(heap_decode_stack, empty_stack) {
     ht t;
     ht_init(&t, false);

@@ -146,3 +146,35 @@ Test(heap_store, position_split) {
     cr_assert_str_eq(tiny, "app", "cut to the buffer");
     cr_assert_str_eq(s, "1:2");
 }
+
+/* A source that lacks some of a batch (a ghc-debug snapshot records only
+ * what its traversal asked) refuses the batch: the heap then asks each
+ * alone, keeps what it gets, and only the closures needing the rest fail,
+ * each with the source's reason. */
+Test(heap_store, batches_survive_missing_answers) {
+    ht t;
+    ht_init(&t, false);
+    const uint64_t known = UINT64_C(0x4f8e28), other = UINT64_C(0x4f8f28);
+    const uint64_t unknown = UINT64_C(0x4f9e28);
+    fake_info(t.f, known, HS_CONSTR_0_1, 0, 1);
+    fake_info(t.f, other, HS_CONSTR_0_1, 0, 1);
+    ht_hdr(&t, STATIC, known);
+    ht_open(&t);
+    const uint64_t infos[3] = {known, unknown, other};
+    cr_assert_eq(heap_info_prefetch(t.h, infos, 3, &t.err), HS_OK, "%s", t.err.message);
+    cr_assert(heap_info_cached(t.h, known) && heap_info_cached(t.h, other));
+    cr_assert_not(heap_info_cached(t.h, unknown));
+    const heap_info *info;
+    cr_assert_eq(heap_info_get(t.h, unknown, &info, &t.err), HEAP_UNAVAILABLE);
+    cr_assert(strstr(t.err.message, "no info table"), "%s", t.err.message);
+
+    const uint64_t addrs[3] = {STATIC, UINT64_C(0x4c9000), STATIC + 0x100};
+    cr_assert_eq(heap_prefetch_statics(t.h, addrs, 3, &t.err), HS_OK, "%s", t.err.message);
+    size_t len;
+    cr_assert_not_null(heap_memory_cached(t.h, STATIC, &len));
+    cr_assert_not_null(heap_memory_cached(t.h, STATIC + 0x100, &len));
+    const uint8_t *bytes;
+    cr_assert_eq(heap_memory(t.h, UINT64_C(0x4c9000), &bytes, &len, &t.err), HEAP_UNAVAILABLE);
+    cr_assert(strstr(t.err.message, "0x4c9000"), "%s", t.err.message);
+    ht_fini(&t);
+}
