@@ -39,6 +39,8 @@ typedef struct cli_common {
     long limit;        /* retainers, find: matches shown, 0 = all (default 100) */
     cli_filter_arg filters[CLI_MAX_FILTERS];
     size_t n_filters;
+    const char *output; /* snapshot: -o FILE */
+    bool force;        /* snapshot: replace an existing FILE */
     bool demo;         /* --demo */
     const char *theme; /* explorer: --theme */
     bool no_cache;       /* --no-cache: neither read nor write the cache */
@@ -151,8 +153,8 @@ int cli_retainers(const char *target, const cli_common *common);
 int cli_find(const char *target, const cli_common *common);
 /* heapscope cache list|clear */
 int cli_cache(const char *what, const cli_common *common);
-/* Writes one pause of target into a new snapshot file at output (replacing
- * an existing one only when force). */
-int cli_snapshot(const char *target, const char *output, bool force, const cli_common *common);
+/* Writes one pause of target into a new snapshot file at common->output
+ * (replacing an existing one only with common->force). */
+int cli_snapshot(const char *target, const cli_common *common);
 
 #endif

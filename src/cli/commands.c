@@ -40,7 +40,30 @@ static int run_find(char **args, int n_args, const cli_common *common) {
     return cli_find(args[0], common);
 }
 
+static int run_snapshot(char **args, int n_args, const cli_common *common) {
+    (void)n_args;
+    return cli_snapshot(args[0], common);
+}
+
 /* ---- the man page's COMMANDS entries (roff) ---- */
+
+static const char man_snapshot[] =
+    "Pause the debuggee (or read a snapshot file), and write the pause into\n"
+    "the snapshot file given by\n"
+    ".BR \\-o ,\n"
+    "atomically, with progress on a terminal; then print what it wrote\n"
+    "(with\n"
+    ".BR \\-\\-json :\n"
+    ".BR file ,\n"
+    ".BR closures ,\n"
+    ".BR closure_bytes ,\n"
+    ".B heap_bytes\n"
+    "and\n"
+    ".BR file_bytes ).\n"
+    "Every command accepts the file as its\n"
+    ".IR TARGET ;\n"
+    "see\n"
+    ".BR \"SNAPSHOT FILES\" .\n";
 
 static const char man_info[] =
     "Print the debuggee's GHC version, profiling mode and whether it uses\n"
@@ -248,4 +271,6 @@ const cli_command cli_command_table[CLI_N_COMMANDS] = {
                   "the closures matching the filters, without paths", man_find},
     [CLI_CACHE] = {"cache", "list|clear", 1, 1, false, run_cache,
                    "the recorded pauses and the cache's size, or clear it", man_cache},
+    [CLI_SNAPSHOT] = {"snapshot", "TARGET", 1, 1, true, run_snapshot,
+                      "write one pause into a snapshot file", man_snapshot},
 };

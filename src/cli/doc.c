@@ -85,7 +85,8 @@ static void command_hints(cli_command_id id, char *buf, size_t cap) {
     for (size_t i = 0; i < cli_option_count && len < cap; i++) {
         const cli_option *o = &cli_option_table[i];
         if (documented(o) && o->commands == CLI_ON_ID(id))
-            len += (size_t)snprintf(buf + len, cap - len, " [--%s %s]", o->name, o->arg);
+            len += (size_t)snprintf(buf + len, cap - len, o->arg ? " [--%s %s]" : " [--%s]",
+                                    o->name, o->arg);
     }
 }
 

@@ -193,6 +193,15 @@ const cli_option cli_option_table[] = {
     {"top", 0, "N", false, CLI_ON(CENSUS), set_long, FIELD(top), 0, 1000000000, 0,
      "show the N largest rows (default all)",
      "the number of rows shown (0, the default, shows all).\n"},
+    {"output", 'o', "FILE", false, CLI_ON(SNAPSHOT), set_text, FIELD(output), 0, 0, 0,
+     "the snapshot file to write",
+     "the snapshot file to write (see\n"
+     ".BR \"SNAPSHOT FILES\" ).\n"},
+    {"force", 0, NULL, false, CLI_ON(SNAPSHOT), set_flag, FIELD(force), 0, 0, 0,
+     "replace an existing snapshot file",
+     "replace the file given by\n"
+     ".B \\-o\n"
+     "when it exists (by default that is an error).\n"},
     {"limit", 0, "N", false, SEARCH, set_long, FIELD(limit), 0, 1000000000, 0,
      "stop after N matches (default 100, 0 = all)",
      "stop after\n"

@@ -27,8 +27,11 @@ static void make_getopt_lists(struct option *longopts, char *shorts) {
             snprintf(not_names[i], sizeof not_names[i], "not-%s", o->name);
             longopts[n++] = (struct option){not_names[i], has_arg, NULL, VAL_BASE + 2 * (int)i + 1};
         }
-        if (o->short_name) /* short options take no value (-h, -V) */
+        if (o->short_name) { /* -h, -V; -o FILE */
             *s++ = o->short_name;
+            if (o->arg)
+                *s++ = ':';
+        }
     }
     *s = '\0';
     longopts[n] = (struct option){0};

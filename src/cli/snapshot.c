@@ -42,7 +42,12 @@ static void describe_target(const char *target, store_meta *m) {
     }
 }
 
-int cli_snapshot(const char *target, const char *output, bool force, const cli_common *common) {
+int cli_snapshot(const char *target, const cli_common *common) {
+    const char *output = common->output;
+    if (!output) {
+        fprintf(stderr, "heapscope: snapshot needs the file to write: -o FILE\n");
+        return 2;
+    }
     hs_error err = {0};
     cli_session s;
     if (cli_session_open(target, common, &s, &err) != HS_OK)
@@ -59,7 +64,7 @@ int cli_snapshot(const char *target, const char *output, bool force, const cli_c
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
-    store_write_options opts = {.replace = force, .progress = show_progress, .progress_ctx = &tty};
+    store_write_options opts = {.replace = common->force, .progress = show_progress, .progress_ctx = &tty};
     hs_status st = store_snapshot_write(s.heap, output, &meta, &opts, &err);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);

@@ -23,6 +23,7 @@ typedef enum cli_command_id {
     CLI_RETAINERS,
     CLI_FIND,
     CLI_CACHE,
+    CLI_SNAPSHOT,
     CLI_N_COMMANDS
 } cli_command_id;
 

@@ -176,9 +176,16 @@ static hs_status write_kinds(sweep *s, hs_error *err) {
         sqlite3_bind_int64(st, 1, (sqlite3_int64)k);
         store_bind_u64(st, 2, i->ptr);
         sqlite3_bind_text(st, 3, hs_closure_type_name(i->type), -1, SQLITE_STATIC);
-        bind_text_or_null(st, 4, con ? i->con_name : NULL);
-        bind_text_or_null(st, 5, con ? i->con_package : NULL);
-        bind_text_or_null(st, 6, con ? i->con_module : ipe ? ipe->module : NULL);
+        /* a constructor's names as described, empty ones included */
+        if (con) {
+            sqlite3_bind_text(st, 4, i->con_name, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_text(st, 5, i->con_package, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_text(st, 6, i->con_module, -1, SQLITE_TRANSIENT);
+        } else {
+            sqlite3_bind_null(st, 4);
+            sqlite3_bind_null(st, 5);
+            bind_text_or_null(st, 6, ipe ? ipe->module : NULL);
+        }
         bind_text_or_null(st, 7, ipe ? ipe->position : NULL);
         sqlite3_bind_int64(st, 8, s->kinds[k].size);
         x = store_db_step_done(s->w->db, st, err, "writing the closure kinds");

@@ -78,7 +78,7 @@ class CliDoc(unittest.TestCase):
 
     def test_tables_are_not_empty(self):
         self.assertEqual(set(self.commands),
-                         {"info", "roots", "show", "census", "retainers", "find", "cache"})
+                         {"info", "roots", "show", "census", "retainers", "find", "cache", "snapshot"})
         names = [o["name"] for o in self.options]
         for wanted in ("--json", "--timeout", "--depth", "--limit", "--constructor",
                        "--not-era", "--theme", "--keys", "--help", "--version"):
