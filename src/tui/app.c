@@ -144,7 +144,7 @@ void tui_cmd_redraw(tui_app *app, int arg) {
 
 void tui_cmd_quit(tui_app *app, int arg) {
     (void)arg;
-    if (app->screen == TUI_SCREEN_PAUSED) {
+    if (app->screen == TUI_SCREEN_PAUSED && !app->sess.snapshot) { /* a file has nothing to resume */
         app->mode = TUI_MODE_QUIT_ASK;
         app->msg.text[0] = 0;
         return;

@@ -35,6 +35,7 @@ typedef enum tui_mode {
 typedef struct tui_session {
     char target[512];
     wire_conn *conn;
+    struct store_snapshot *snapshot; /* a snapshot file: no connection */
     heap *heap;              /* while paused */
     heap *kept;              /* the heap of this connection, kept across
                                 resumes for its immutable parts (info tables,

@@ -196,8 +196,13 @@ void tui_cmd_pause(tui_app *app, int arg) {
 
 void tui_cmd_resume(tui_app *app, int arg) {
     (void)arg;
-    tui_explorer_reset(&app->ex);
     hs_error err = {0};
+    if (app->sess.snapshot) { /* say why, and keep the tree */
+        tui_session_resume(&app->sess, &err);
+        tui_app_error(app, "cannot resume", &err);
+        return;
+    }
+    tui_explorer_reset(&app->ex);
     app->screen = TUI_SCREEN_RUNNING;
     if (tui_session_resume(&app->sess, &err) != HS_OK) {
         tui_app_error(app, "cannot resume", &err);

@@ -3,8 +3,10 @@
  * cancelled answer closes the connection, so the session reconnects. */
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "app.h"
+#include "heapscope/store.h"
 #include "term.h"
 
 /* Wire progress: shown always; cancels the request only while the heap
@@ -25,9 +27,22 @@ static hs_status open_conn(tui_session *s, int timeout_ms, hs_error *err) {
     return wire_connect(s->target, &o, &s->conn, err);
 }
 
+/* A snapshot file: its version is in the file, its heap read on pause. */
+static hs_status open_file(tui_session *s, hs_error *err) {
+    hs_status st = store_snapshot_open(s->target, &s->snapshot, err);
+    if (st == HS_OK) {
+        s->version = store_snapshot_meta(s->snapshot)->version;
+        s->have_version = true;
+    }
+    return st;
+}
+
 hs_status tui_session_connect(tui_session *s, const char *target, int timeout_ms, hs_error *err) {
     tui_session_close(s, false);
     snprintf(s->target, sizeof s->target, "%s", target);
+    struct stat sb;
+    if (stat(target, &sb) == 0 && !S_ISSOCK(sb.st_mode))
+        return open_file(s, err);
     hs_status st = open_conn(s, timeout_ms, err);
     if (st != HS_OK)
         return st;
@@ -42,6 +57,12 @@ hs_status tui_session_connect(tui_session *s, const char *target, int timeout_ms
 }
 
 hs_status tui_session_pause(tui_session *s, int timeout_ms, hs_error *err) {
+    if (s->snapshot) {
+        hs_status st = s->kept ? HS_OK
+                               : heap_open(store_snapshot_source(s->snapshot), &s->kept, err);
+        s->heap = s->kept;
+        return st;
+    }
     if (!s->conn)
         return hs_fail(err, HS_ERR_CLOSED, "not connected");
     tui_progress_begin("pausing the debuggee");
@@ -84,6 +105,8 @@ hs_status tui_session_pause(tui_session *s, int timeout_ms, hs_error *err) {
 }
 
 hs_status tui_session_resume(tui_session *s, hs_error *err) {
+    if (s->snapshot)
+        return hs_fail(err, HS_ERR_USAGE, "a snapshot file cannot be resumed");
     s->heap = NULL; /* s->kept stays for the next pause */
     if (!s->conn)
         return hs_fail(err, HS_ERR_CLOSED, "not connected");
@@ -99,10 +122,14 @@ void tui_session_close(tui_session *s, bool resume) {
     }
     wire_close(s->conn);
     s->conn = NULL;
+    store_snapshot_close(s->snapshot);
+    s->snapshot = NULL;
     s->have_version = false;
 }
 
-bool tui_session_lost(const tui_session *s) { return !s->conn || !wire_conn_is_open(s->conn); }
+bool tui_session_lost(const tui_session *s) {
+    return !s->snapshot && (!s->conn || !wire_conn_is_open(s->conn));
+}
 
 int tui_session_prof_mode(const tui_session *s) {
     return s->have_version ? s->version.prof_mode : 0;

@@ -1,7 +1,9 @@
 """The explorer (issue 6, part 2): running and paused screens, the tree of
 roots, expanding three levels, moving, find in the tree, resume, the help
 overlay, the palette, Esc that never surprises, and q with its question."""
+import os
 import re
+import subprocess
 
 import harness
 from harness import TuiCase, closure_line, closure_row, indent, roots_json
@@ -42,6 +44,23 @@ class Explorer(TuiCase):
         status, _ = t.wait_exit()
         self.assertEqual(status, 0)
         self.assertFalse(self.d.is_paused(), "r resumed the debuggee")
+
+    def test_a_snapshot_file_opens_like_the_debuggee_and_cannot_resume(self):
+        path = os.path.join(self.home.snapshots, "pause.heapscope")
+        r = subprocess.run([harness.HEAPSCOPE, "snapshot", self.d.socket, "-o", path],
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        t = self.tui(path)
+        t.wait_regex(r"(?i)running", what="the running screen of a snapshot")
+        t.keys("p")
+        s = t.wait_text(self.d.plan["leak"]["root"], timeout=60, what="the snapshot's roots")
+        self.assertIsNotNone(closure_row(s, self.path[0]), s.dump())
+        t.keys("r")
+        t.wait_regex(r"(?i)snapshot file cannot be resumed", what="why r does nothing")
+        self.assertIsNotNone(closure_row(t.screen(), self.path[0]), "the tree stays")
+        t.keys("q")  # nothing to resume: no question
+        status, _ = t.wait_exit()
+        self.assertEqual(status, 0)
 
     def test_expand_three_levels_and_collapse(self):
         t = self.paused(self.d)
