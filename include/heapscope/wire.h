@@ -334,6 +334,14 @@ hs_status wire_get_version(wire_conn *c, wire_version *out, hs_error *err);
 hs_status wire_pause(wire_conn *c, bool *was_paused, hs_error *err);
 hs_status wire_fork_pause(wire_conn *c, hs_error *err);
 hs_status wire_resume(wire_conn *c, hs_error *err);
+/* RESUME for leaving: on c if it is open, else on a new connection
+ * (wire_reconnect: a request cut short left the old stream unusable). A
+ * debuggee that is not paused counts as resumed (our PAUSE may never have
+ * reached it). */
+hs_status wire_resume_anyway(wire_conn *c, hs_error *err);
+/* Whether the debuggee is paused (by anyone), without changing anything:
+ * an empty SRT request, which the stub answers NOT_PAUSED when running. */
+hs_status wire_query_paused(wire_conn *c, bool *paused, hs_error *err);
 /* Waits (up to timeout_ms, -1 = forever) for the program to pause itself. */
 hs_status wire_poll(wire_conn *c, int timeout_ms, hs_error *err);
 hs_status wire_roots(wire_conn *c, wire_ptr_list *out, hs_error *err);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "heapscope/interrupt.h"
 #include "commands.h"
 #include "keys.h"
 #include "term.h"
@@ -30,17 +31,41 @@ void tui_app_go_picker(tui_app *app) {
     tui_picker_refresh(app, true);
 }
 
-void tui_app_error(tui_app *app, const char *what, const hs_error *err) {
-    if (app->screen != TUI_SCREEN_PICKER && tui_session_lost(&app->sess)) {
-        char target[sizeof app->sess.target];
-        snprintf(target, sizeof target, "%s", app->sess.target);
-        tui_session_close(&app->sess, false);
-        tui_app_go_picker(app);
-        tui_app_message(app, TUI_ROLE_ERROR, "lost the connection to %s: %s", target,
-                        err->message);
-        return;
+/* A request was cut short (Esc, a timeout) and took the stream with it:
+ * connect again, keeping the views while the debuggee stays paused. */
+static bool reconnect(tui_app *app) {
+    hs_error err;
+    if (tui_session_revive(&app->sess, &err) != HS_OK)
+        return false;
+    if (!app->sess.heap && app->screen == TUI_SCREEN_PAUSED) {
+        tui_explorer_reset(&app->ex);
+        app->screen = TUI_SCREEN_RUNNING;
     }
-    tui_app_message(app, TUI_ROLE_ERROR, "%s: %s", what, err->message);
+    return true;
+}
+
+static void go_picker_lost(tui_app *app, const char *why) {
+    char target[sizeof app->sess.target];
+    snprintf(target, sizeof target, "%s", app->sess.target);
+    tui_session_close(&app->sess, false);
+    tui_app_go_picker(app);
+    tui_app_message(app, TUI_ROLE_ERROR, "lost the connection to %s: %s", target, why);
+}
+
+void tui_app_error(tui_app *app, const char *what, const hs_error *err) {
+    if (hs_interrupt_signal())
+        return; /* the loop leaves, and gives the debuggee back */
+    bool cut_short = err->status == HS_ERR_CANCELLED || err->status == HS_ERR_TIMEOUT;
+    if (app->screen != TUI_SCREEN_PICKER && tui_session_lost(&app->sess)) {
+        if (!cut_short || !reconnect(app)) {
+            go_picker_lost(app, err->message);
+            return;
+        }
+    }
+    if (err->status == HS_ERR_CANCELLED)
+        tui_app_message(app, TUI_ROLE_INFO, "%s: cancelled", what);
+    else
+        tui_app_message(app, TUI_ROLE_ERROR, "%s: %s", what, err->message);
 }
 
 /* ---- drawing --------------------------------------------------------- */
@@ -57,7 +82,8 @@ static void draw_title(tui_app *app) {
     if (app->screen == TUI_SCREEN_PICKER) {
         snprintf(left, sizeof left, " heapscope: pick a debuggee");
     } else if (app->screen == TUI_SCREEN_RUNNING) {
-        snprintf(left, sizeof left, " heapscope: %s: running", base_name(app->sess.target));
+        snprintf(left, sizeof left, " heapscope: %s: %s", base_name(app->sess.target),
+                 app->sess.paused ? "paused" : "running");
     } else {
         tui_view *v = tui_explorer_view(app);
         snprintf(left, sizeof left, " heapscope: %s: paused: %s: %s", base_name(app->sess.target),
@@ -144,7 +170,7 @@ void tui_cmd_redraw(tui_app *app, int arg) {
 
 void tui_cmd_quit(tui_app *app, int arg) {
     (void)arg;
-    if (app->screen == TUI_SCREEN_PAUSED && !app->sess.snapshot) { /* a file has nothing to resume */
+    if (app->screen != TUI_SCREEN_PICKER && app->sess.paused && !app->sess.snapshot) {
         app->mode = TUI_MODE_QUIT_ASK;
         app->msg.text[0] = 0;
         return;
@@ -190,10 +216,11 @@ static void handle_key(tui_app *app, int key) {
 
 /* ---- entry ----------------------------------------------------------- */
 
+/* The stream died while drawing (rows are read as they show): connect
+ * again, or go back to the list. */
 static void lost(tui_app *app) {
-    hs_error err;
-    hs_fail(&err, HS_ERR_CLOSED, "the program may have exited");
-    tui_app_error(app, "", &err);
+    if (!reconnect(app))
+        go_picker_lost(app, "the program may have exited");
 }
 
 static void start(tui_app *app) {
@@ -239,21 +266,23 @@ int tui_run(const tui_options *opts) {
     start(app);
     if (!theme_ok)
         tui_app_message(app, TUI_ROLE_ERROR, "%s (using the default theme)", theme_err.message);
-    while (!app->quit) {
+    while (!app->quit && !hs_interrupt_signal()) {
+        tui_progress_reset(); /* an Esc that cancelled earlier work is spent */
         if (app->screen == TUI_SCREEN_PICKER)
             tui_picker_refresh(app, false);
         else if (tui_session_lost(&app->sess))
             lost(app); /* noticed while drawing or opening rows */
         tui_app_draw(app);
         int key = tui_read_key(IDLE_WAIT_MS);
-        if (key == TUI_KEY_NONE || key == KEY_RESIZE)
+        if (key == TUI_KEY_NONE || key == KEY_RESIZE || hs_interrupt_signal())
             continue; /* curses already knows the new size: the next draw uses it */
         handle_key(app, key);
     }
+    /* a quit signal: the terminal first, then the debuggee we paused */
     tui_term_stop();
     tui_explorer_reset(&app->ex);
     query_filters_free(app->ex.built);
-    tui_session_close(&app->sess, false);
+    tui_session_close(&app->sess, hs_interrupt_signal() != 0);
     tui_picker_free(&app->picker);
     free(app->palette.order);
     int status = app->status;

@@ -40,21 +40,28 @@ typedef struct tui_session {
     heap *kept;              /* the heap of this connection, kept across
                                 resumes for its immutable parts (info tables,
                                 constructor names, bitmaps) */
-    bool was_paused;         /* paused before our last p (another session) */
+    bool paused;             /* the debuggee is paused, by us or found so */
+    bool ours;               /* our PAUSE may have taken effect and no RESUME of
+                                ours has: a signal resumes it on the way out */
     wire_version version;
     bool have_version;
 } tui_session;
 
-/* Connects and asks the debuggee's version. Unlike ghc-debug's UI it does
- * not send RESUME: a debuggee another session left paused stays paused
- * until the user says otherwise. */
+/* Connects, asks the debuggee's version and whether it is paused. Unlike
+ * ghc-debug's UI it does not send RESUME: a debuggee another session left
+ * paused stays paused until the user says otherwise. */
 hs_status tui_session_connect(tui_session *s, const char *target, int timeout_ms, hs_error *err);
-/* Pauses and reads the heap with progress; Esc cancels, which reconnects
- * and resumes unless it was paused before (the pause never happened). */
-hs_status tui_session_pause(tui_session *s, int timeout_ms, hs_error *err);
+/* Pauses (unless it is paused already) and reads the heap with progress;
+ * Esc cancels, and a debuggee this pause stopped is resumed again. */
+hs_status tui_session_pause(tui_session *s, hs_error *err);
 hs_status tui_session_resume(tui_session *s, hs_error *err);
-/* Drops the heap and disconnects, resuming first when asked. */
-void tui_session_close(tui_session *s, bool resume);
+/* After a request was cut short (Esc, a timeout): connects again to the
+ * same target and asks whether the debuggee is still paused (if so the
+ * heap stays valid; if not, s->heap is dropped). */
+hs_status tui_session_revive(tui_session *s, hs_error *err);
+/* Drops the heap and disconnects; with give_ours_back, a debuggee we
+ * paused is resumed first (even over a new connection). */
+void tui_session_close(tui_session *s, bool give_ours_back);
 bool tui_session_lost(const tui_session *s);
 /* 0 when not known. */
 int tui_session_prof_mode(const tui_session *s);
@@ -183,6 +190,8 @@ void tui_running_draw(tui_app *app);
 void tui_details_draw(tui_app *app, tui_tree *t, tui_node_id id, int y, int x, int h, int w);
 /* Rows the details pane wants at width w (for the layout). */
 int tui_details_height(tui_app *app, tui_tree *t, tui_node_id id, int w);
+/* Drops what the pane remembers of a node whose reading was cut short. */
+void tui_details_forget(void);
 
 /* search.c */
 /* Runs a retainer search with the current filters as a new view. */

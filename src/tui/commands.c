@@ -50,7 +50,8 @@ const tui_command tui_commands[] = {
      "Cancel a prompt or long work, close an overlay or message (never resumes or leaves)",
      tui_cmd_cancel, 0},
     {"General", "Quit", {'q', C('c')}, ANY, 0,
-     "Quit; while paused, asks first: y resume then quit, n quit leaving it paused, Esc stay",
+     "Quit; while the debuggee is paused, asks first: y resume then quit, n quit leaving it "
+     "paused, Esc stay",
      tui_cmd_quit, 0},
     {"General", "Redraw the screen", {0}, ANY, 0, "Repaint the whole terminal", tui_cmd_redraw,
      0},
@@ -75,8 +76,9 @@ const tui_command tui_commands[] = {
 
     {"Debuggee", "Pause", {'p'}, EXPL, RUNNING,
      "Pause the debuggee and explore its heap", tui_cmd_pause, 0},
-    {"Debuggee", "Resume", {'r', C('r')}, EXPL, PAUSED,
-     "Resume the debuggee (the views of its heap are dropped)", tui_cmd_resume, 0},
+    {"Debuggee", "Resume", {'r', C('r')}, EXPL, TUI_NEED_STOPPED,
+     "Resume the debuggee, whoever paused it (the views of its heap are dropped)",
+     tui_cmd_resume, 0},
     {"Debuggee", "Disconnect", {0}, EXPL, RUNNING,
      "Leave the running debuggee and go back to the debuggee list", tui_cmd_disconnect, 0},
 
@@ -175,6 +177,8 @@ const char *tui_command_unavailable(const tui_app *app, const tui_command *cmd) 
         return "pause the debuggee first (p)";
     if ((cmd->needs & TUI_NEED_RUNNING) && paused)
         return "the debuggee is paused: resume it first (r)";
+    if ((cmd->needs & TUI_NEED_STOPPED) && !app->sess.paused)
+        return "the debuggee is running";
     int mode = tui_session_prof_mode(&app->sess);
     if ((cmd->needs & TUI_NEED_ERA) && mode != WIRE_PROF_ERA)
         return "needs era profiling (run the program with +RTS -he)";
@@ -246,7 +250,7 @@ static const char *scope_text(const tui_command *cmd) {
         return cmd->needs & TUI_NEED_PAUSED ? "list, paused" : "anywhere";
     if (cmd->scope == TUI_SCOPE_PICKER)
         return "list";
-    if (cmd->needs & TUI_NEED_PAUSED)
+    if (cmd->needs & (TUI_NEED_PAUSED | TUI_NEED_STOPPED))
         return "paused";
     if (cmd->needs & TUI_NEED_RUNNING)
         return "running";

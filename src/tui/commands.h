@@ -20,7 +20,8 @@ enum {
     TUI_NEED_PAUSED = 1,
     TUI_NEED_RUNNING = 2,
     TUI_NEED_ERA = 4,      /* era profiling: VERSION mode 4 (+RTS -he) */
-    TUI_NEED_PROFILED = 8  /* a profiled RTS: mode non-zero */
+    TUI_NEED_PROFILED = 8, /* a profiled RTS: mode non-zero */
+    TUI_NEED_STOPPED = 16  /* the debuggee is paused, its heap read or not */
 };
 
 #define TUI_COMMAND_KEYS 4

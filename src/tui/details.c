@@ -146,7 +146,35 @@ static void closure_items(tui_app *app, items *s, const tui_node *n) {
     ipe_items(app, s, c);
 }
 
+/* The items of the last node whose reading was cut short (Esc, a
+ * timeout): redrawing that node shows them again instead of asking a
+ * debuggee that does not answer on every redraw. */
+static struct {
+    bool held;
+    const tui_tree *t;
+    tui_node_id id;
+    items s;
+} memo;
+
+void tui_details_forget(void) { memo.held = false; }
+
+static void read_items(tui_app *app, tui_tree *t, tui_node_id id, items *s);
+
 static void collect(tui_app *app, tui_tree *t, tui_node_id id, items *s) {
+    if (memo.held && memo.t == t && memo.id == id) {
+        *s = memo.s;
+        return;
+    }
+    read_items(app, t, id, s);
+    memo.held = app->sess.conn && tui_session_lost(&app->sess);
+    if (memo.held) {
+        memo.t = t;
+        memo.id = id;
+        memo.s = *s;
+    }
+}
+
+static void read_items(tui_app *app, tui_tree *t, tui_node_id id, items *s) {
     s->n = 0;
     if (id == TUI_NODE_NONE || !app->sess.heap)
         return;

@@ -33,6 +33,7 @@ void tui_view_free(tui_view *v) {
 }
 
 void tui_explorer_reset(tui_explorer *ex) {
+    tui_details_forget(); /* its trees go */
     for (size_t i = 0; i < ex->n_hist; i++)
         if (ex->hist[i] != ex->roots)
             tui_view_free(ex->hist[i]);
@@ -67,6 +68,7 @@ static void drop_entry(tui_explorer *ex, size_t i) {
 
 void tui_explorer_push(tui_app *app, tui_view *v) {
     tui_explorer *ex = &app->ex;
+    tui_details_forget(); /* trees of the forward history may go */
     if (ex->n_hist) {
         for (size_t i = ex->pos + 1; i < ex->n_hist; i++) {
             drop_entry(ex, i);
@@ -174,23 +176,29 @@ void tui_cmd_move(tui_app *app, int how) {
 void tui_cmd_pause(tui_app *app, int arg) {
     (void)arg;
     hs_error err = {0};
-    hs_status st = tui_session_pause(&app->sess, app->opts.timeout_ms, &err);
+    tui_session *s = &app->sess;
+    hs_status st = tui_session_pause(s, &err);
     if (st == HS_OK)
         st = tui_explorer_open(app, &err);
     if (st == HS_OK) {
         app->screen = TUI_SCREEN_PAUSED;
         const tui_view *v = tui_explorer_view(app);
-        tui_app_message(app, TUI_ROLE_INFO, "paused: %s", v->summary);
+        tui_app_message(app, TUI_ROLE_INFO, "%s: %s", s->ours ? "paused" : "paused before",
+                        v->summary);
         return;
     }
-    if (tui_progress_cancelled() && !tui_session_lost(&app->sess)) {
-        tui_app_message(app, TUI_ROLE_INFO, "pause cancelled: the debuggee runs on");
+    if (st == HS_ERR_CANCELLED && !tui_session_lost(s)) {
+        tui_app_message(app, TUI_ROLE_INFO, "%s",
+                        s->paused ? "cancelled: the debuggee stays paused, as it was found"
+                                  : "pause cancelled: the debuggee runs on");
         return;
     }
     tui_app_error(app, "cannot pause", &err);
-    if (!tui_session_lost(&app->sess) && app->sess.heap) { /* paused, but no view */
+    if (!tui_session_lost(s) && s->heap) { /* paused, but no view */
         hs_error ignored;
-        tui_session_resume(&app->sess, &ignored);
+        if (s->ours)
+            tui_session_resume(s, &ignored);
+        s->heap = NULL;
     }
 }
 
@@ -213,8 +221,11 @@ void tui_cmd_resume(tui_app *app, int arg) {
 
 void tui_cmd_disconnect(tui_app *app, int arg) {
     (void)arg;
+    bool paused = app->sess.paused;
     tui_session_close(&app->sess, false);
     tui_app_go_picker(app);
+    if (paused)
+        tui_app_message(app, TUI_ROLE_INFO, "disconnected; the debuggee stays paused");
 }
 
 /* ---- the tree -------------------------------------------------------- */

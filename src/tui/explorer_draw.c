@@ -34,7 +34,14 @@ void tui_running_draw(tui_app *app) {
     char line[700], k1[32], k2[32], k3[32];
     const tui_session *s = &app->sess;
     int y = LINES / 2 - 4 > 2 ? LINES / 2 - 4 : 2, x = 4;
-    tui_put(y++, x, "The debuggee is running.", COLS - x, tui_attr(TUI_ROLE_NORMAL) | A_BOLD);
+    tui_put(y++, x, s->paused ? "The debuggee is paused." : "The debuggee is running.", COLS - x,
+            tui_attr(TUI_ROLE_NORMAL) | A_BOLD);
+    if (s->paused)
+        tui_put(y++, x,
+                s->ours ? "heapscope paused it; its heap is not read."
+                        : "It was paused before heapscope connected (another session, or the "
+                          "program itself); heapscope leaves it so unless told.",
+                COLS - x, tui_attr(TUI_ROLE_INFO));
     y++;
     snprintf(line, sizeof line, "Connected to %s", s->target);
     tui_put(y++, x, line, COLS - x, tui_attr(TUI_ROLE_NORMAL));
@@ -44,8 +51,12 @@ void tui_running_draw(tui_app *app) {
         tui_put(y++, x, line, COLS - x, tui_attr(TUI_ROLE_INFO));
     }
     y++;
-    snprintf(line, sizeof line, "Press %s to pause it and explore its heap.",
-             tui_command_key("Pause", k1, sizeof k1));
+    if (s->paused)
+        snprintf(line, sizeof line, "Press %s to explore its heap, %s to resume it.",
+                 tui_command_key("Pause", k1, sizeof k1), tui_command_key("Resume", k2, sizeof k2));
+    else
+        snprintf(line, sizeof line, "Press %s to pause it and explore its heap.",
+                 tui_command_key("Pause", k1, sizeof k1));
     tui_put(y++, x, line, COLS - x, tui_attr(TUI_ROLE_PROMPT));
     snprintf(line, sizeof line, "%s quits, %s lists every key, %s finds any command.",
              tui_command_key("Quit", k1, sizeof k1), tui_command_key("Help", k2, sizeof k2),

@@ -130,7 +130,9 @@ void tui_cmd_picker_open(tui_app *app, int arg) {
     hs_error err = {0};
     if (tui_session_connect(&app->sess, e->path, app->opts.timeout_ms, &err) != HS_OK) {
         size_t pl = strlen(e->path);
-        if (strncmp(err.message, e->path, pl) == 0) /* the name says it in less room */
+        if (err.status == HS_ERR_CANCELLED)
+            tui_app_message(app, TUI_ROLE_INFO, "connecting to %s: cancelled", e->name);
+        else if (strncmp(err.message, e->path, pl) == 0) /* the name says it in less room */
             tui_app_message(app, TUI_ROLE_ERROR, "%s%s", e->name, err.message + pl);
         else
             tui_app_message(app, TUI_ROLE_ERROR, "cannot connect to %s: %s", e->name,
@@ -139,7 +141,8 @@ void tui_cmd_picker_open(tui_app *app, int arg) {
         return;
     }
     app->screen = TUI_SCREEN_RUNNING;
-    tui_app_message(app, TUI_ROLE_INFO, "connected to %s", e->name);
+    tui_app_message(app, TUI_ROLE_INFO, "connected to %s%s", e->name,
+                    app->sess.paused ? ": it is paused (heapscope did not pause it)" : "");
 }
 
 /* ---- drawing --------------------------------------------------------- */

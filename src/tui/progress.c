@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "app.h"
+#include "heapscope/interrupt.h"
 #include "keys.h"
 #include "term.h"
 #include "tui_curses.h"
@@ -62,9 +63,15 @@ void tui_progress_begin(const char *what) {
 
 bool tui_progress_cancelled(void) { return P.cancelled; }
 
+void tui_progress_reset(void) { P.cancelled = false; }
+
 bool tui_progress_poll(void) {
     if (P.cancelled)
         return true;
+    if (hs_interrupt_signal()) { /* a quit signal cancels like Esc */
+        P.cancelled = true;
+        return true;
+    }
     long long t = now_ns();
     if (t - P.last_poll < POLL_NS)
         return false;

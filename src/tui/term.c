@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "heapscope/interrupt.h"
 #include "keys.h"
 #include "term.h"
 #include "tui_curses.h"
@@ -38,7 +39,9 @@ static struct {
 } T;
 
 static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
-static const int quit_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+/* SIGINT, SIGTERM and SIGHUP are flags (heapscope/interrupt.h): the app
+ * leaves cleanly, resuming the debuggee; SIGQUIT still quits at once. */
+static const int quit_signals[] = {SIGQUIT};
 
 /* ---- colours --------------------------------------------------------- */
 
@@ -205,14 +208,18 @@ static void add_restore(const char *cap) {
     }
 }
 
-/* Async-signal-safe: write(2), tcsetattr(3) and raise(3) only. */
-static void on_signal(int sig) {
+/* Async-signal-safe: write(2) and tcsetattr(3) only. */
+static void restore_now(void) {
     if (T.active) {
         ssize_t ignored = write(STDOUT_FILENO, T.restore, T.restore_len);
         (void)ignored;
         if (T.have_saved)
             tcsetattr(STDIN_FILENO, TCSANOW, &T.saved);
     }
+}
+
+static void on_signal(int sig) {
+    restore_now();
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -227,6 +234,8 @@ static void install_handlers(void) {
         sigaction(fatal_signals[i], &sa, NULL);
     for (size_t i = 0; i < sizeof quit_signals / sizeof quit_signals[0]; i++)
         sigaction(quit_signals[i], &sa, NULL);
+    hs_interrupt_catch();
+    hs_interrupt_set_last_words(restore_now); /* a second signal kills: terminal first */
     signal(SIGPIPE, SIG_IGN); /* a debuggee that vanished is an error value, not a death */
 }
 
@@ -235,6 +244,7 @@ static void restore_handlers(void) {
         signal(fatal_signals[i], SIG_DFL);
     for (size_t i = 0; i < sizeof quit_signals / sizeof quit_signals[0]; i++)
         signal(quit_signals[i], SIG_DFL);
+    hs_interrupt_set_last_words(NULL);
 }
 
 static void at_exit(void) { tui_term_stop(); }

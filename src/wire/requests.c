@@ -95,6 +95,37 @@ hs_status wire_resume(wire_conn *c, hs_error *err) {
     return st == HS_OK ? expect_empty(c, WIRE_CMD_RESUME, err) : st;
 }
 
+hs_status wire_query_paused(wire_conn *c, bool *paused, hs_error *err) {
+    *paused = false;
+    /* SRT of no info tables: the stub checks the pause before anything
+     * else (§8.3) and answers an empty body when paused, NOT_PAUSED when
+     * running; it changes nothing either way. */
+    static const uint8_t no_tables[2] = {0, 0};
+    hs_status st = begin(c, WIRE_CMD_SRT, err);
+    if (st == HS_OK)
+        st = wire_encode_request(&c->req, WIRE_CMD_SRT, no_tables, sizeof no_tables, err);
+    if (st == HS_OK)
+        st = call_scratch(c, WIRE_CMD_SRT, CAP_EMPTY, err);
+    if (st == HS_ERR_NOT_PAUSED)
+        return HS_OK;
+    if (st != HS_OK)
+        return st;
+    *paused = true;
+    return expect_empty(c, WIRE_CMD_SRT, err);
+}
+
+hs_status wire_resume_anyway(wire_conn *c, hs_error *err) {
+    if (!c)
+        return hs_fail(err, HS_ERR_USAGE, "RESUME: no connection");
+    if (!wire_conn_is_open(c)) {
+        hs_status st = wire_reconnect(c, err);
+        if (st != HS_OK)
+            return hs_fail_context(err, "cannot resume the debuggee");
+    }
+    hs_status st = wire_resume(c, err);
+    return st == HS_ERR_NOT_PAUSED ? HS_OK : st;
+}
+
 hs_status wire_poll(wire_conn *c, int timeout_ms, hs_error *err) {
     hs_status st = begin(c, WIRE_CMD_POLL, err);
     if (st == HS_OK)

@@ -71,12 +71,19 @@ static void check_states(ghc_ctx *x) {
     CHECK(x, wire_all_blocks(x->conn, &blocks, &err) == HS_ERR_NOT_PAUSED,
           "ALL_BLOCKS while running: %s", err.message);
     wire_block_list_free(&blocks);
+    bool paused = true;
+    CHECK(x, wire_query_paused(x->conn, &paused, &err) == HS_OK && !paused,
+          "the pause probe while running: %s", err.message);
     if (!pause(x))
         return;
+    CHECK(x, wire_query_paused(x->conn, &paused, &err) == HS_OK && paused,
+          "the pause probe while paused: %s", err.message);
     bool was = false;
     CHECK(x, wire_pause(x->conn, &was, &err) == HS_OK && was,
           "a second PAUSE must say ALREADY_PAUSED");
     resume(x);
+    CHECK(x, wire_query_paused(x->conn, &paused, &err) == HS_OK && !paused,
+          "the pause probe after RESUME: %s", err.message);
 }
 
 void check_pause(ghc_ctx *x) {

@@ -75,6 +75,12 @@ Test(state, resume_while_running_is_not_paused) {
     ask(ROOTS, NOT_PAUSED);
 }
 
+Test(state, an_empty_srt_tells_the_pause_state) {
+    ask("00 00 00 06 | 00 00 00 11 | 00 00", NOT_PAUSED);
+    ask(PAUSE0, OKAY);
+    ask("00 00 00 06 | 00 00 00 11 | 00 00", OKAY);
+}
+
 Test(state, fork_mode_is_served_as_a_pause) {
     ask(PAUSE1, OKAY);
     ask(ROOTS, ROOTS_ANS);

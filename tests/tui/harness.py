@@ -492,6 +492,16 @@ class Debuggee:
                 if status != 1:
                     return status
 
+    def pause(self):
+        """PAUSE(0) on a fresh connection, as another client would; returns
+        the final status (0 = paused now, 0x0101 = it already was)."""
+        with socket.socket(socket.AF_UNIX) as s:
+            s.settimeout(10)
+            s.connect(self.socket)
+            s.sendall(struct.pack(">IIB", 5, 2, 0))
+            length, status = struct.unpack(">IH", recv_exact(s, 6))
+            return status
+
     def is_paused(self):
         ROOTS, NOT_PAUSED = 4, 0x0102
         status = self.status(ROOTS)

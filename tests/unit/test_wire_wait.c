@@ -128,6 +128,31 @@ Test(wire_wait, the_setter_replaces_and_removes_the_wait_function) {
     peer_free(&p);
 }
 
+/* ---- the pause state, asked without changing it ---- */
+
+Test(wire_wait, query_paused_asks_an_empty_srt) {
+    wire_peer p;
+    peer_init(&p);
+    peer_reply_hex(&p, "000000000000"); /* paused: an empty answer */
+    peer_reply_hex(&p, "000000000102"); /* running: NOT_PAUSED */
+    wire_conn *c = peer_start(&p, NULL);
+    hs_error err = {0};
+    bool paused = false;
+    cr_assert_eq(wire_query_paused(c, &paused, &err), HS_OK, "%s", err.message);
+    cr_assert(paused);
+    cr_assert_eq(wire_query_paused(c, &paused, &err), HS_OK, "%s", err.message);
+    cr_assert_not(paused);
+    cr_assert(wire_conn_is_open(c), "NOT_PAUSED is an answer, not a failure");
+    wire_close(c);
+    peer_join(&p);
+    size_t n;
+    const uint8_t *r = peer_request(&p, 0, &n);
+    static const uint8_t want[10] = {0, 0, 0, 6, 0, 0, 0, 17, 0, 0};
+    cr_assert_eq(n, sizeof want);
+    cr_assert(memcmp(r, want, n) == 0, "SRT with a count of 0");
+    peer_free(&p);
+}
+
 /* ---- a signal interrupts the wait at once ---- */
 
 static volatile sig_atomic_t got_signal;
