@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "heapscope/cli.h"
+#include "heapscope/interrupt.h"
 #include "heapscope/tui.h"
 
 #ifndef HEAPSCOPE_VERSION
@@ -63,9 +64,15 @@ int main(int argc, char **argv) {
     case CLI_ACT_COMMANDS: cli_print_commands(stdout, p.man); return 0;
     case CLI_ACT_OPTIONS: cli_print_options(stdout, p.man); return 0;
     case CLI_ACT_FILTERS: cli_print_filters(stdout, p.man); return 0;
-    case CLI_ACT_EXPLORER: return run_tui(p.n_args ? p.args[0] : NULL, &p.common);
-    case CLI_ACT_DEMO: return run_demo(&p.common);
-    case CLI_ACT_COMMAND: return cli_run_command(&p);
+    case CLI_ACT_EXPLORER:
+    case CLI_ACT_DEMO:
+    case CLI_ACT_COMMAND: break;
     }
-    return 2;
+    /* From here a quit signal is a flag: the work stops, a debuggee we
+     * paused is resumed, and hs_interrupt_exit_status says so. */
+    hs_interrupt_catch();
+    int rc = p.action == CLI_ACT_EXPLORER ? run_tui(p.n_args ? p.args[0] : NULL, &p.common)
+             : p.action == CLI_ACT_DEMO   ? run_demo(&p.common)
+                                          : cli_run_command(&p);
+    return hs_interrupt_exit_status(rc);
 }

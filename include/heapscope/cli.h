@@ -112,17 +112,28 @@ typedef struct cli_session {
     cache *cache;    /* NULL: --no-cache, or it could not be opened */
     cache_link link; /* the caching source under heap */
     bool was_paused; /* it was paused before we came: leave it so */
+    bool ours;       /* our PAUSE may have taken effect, and no RESUME of ours has: we
+                        resume it when leaving, whatever cut the session short */
 } cli_session;
 
 /* True when target names a file (a snapshot), not a socket or tcp:. */
 bool cli_target_is_file(const char *target);
 
 /* Connects, pauses and opens the heap (fetching all blocks, with progress
- * on stderr when it is a terminal); a snapshot file is opened instead. */
+ * on stderr when it is a terminal); a snapshot file is opened instead. A
+ * quit signal cancels the waits; on failure the debuggee is given back as
+ * cli_session_close does. */
 hs_status cli_session_open(const char *target, const cli_common *common, cli_session *s,
                            hs_error *err);
-/* Resumes (unless it was paused before or --leave-paused) and disconnects. */
+/* Resumes (unless it was paused before or --leave-paused) and disconnects.
+ * A connection that a cancel or a timeout closed is opened again for the
+ * RESUME. */
 hs_status cli_session_close(cli_session *s, const cli_common *common, hs_error *err);
+/* False once a quit signal arrived: long work (progress callbacks) stops. */
+bool cli_keep_going(void);
+/* The wire options of a command: --timeout, waits that a quit signal
+ * cancels, heap-fetch progress on a terminal. */
+void cli_wire_options(const cli_common *common, wire_options *opts);
 
 /* A synthetic debuggee started as a child process on a private socket. */
 typedef struct cli_debuggee {
@@ -136,10 +147,6 @@ typedef struct cli_debuggee {
 hs_status cli_debuggee_start(const char *const *extra_args, cli_debuggee *out, hs_error *err);
 /* Stops it (SIGTERM, then SIGKILL) and removes its directory. */
 void cli_debuggee_stop(cli_debuggee *d);
-
-/* Connects to target and pauses it; *was_paused says whether it already was. */
-hs_status cli_open_paused(const char *target, const cli_common *common, wire_conn **out,
-                          bool *was_paused, hs_error *err);
 
 /* The demo debuggee: 50000 closures, era profiling, 1000 Leak from era 2. */
 hs_status cli_demo_start(cli_debuggee *d, hs_error *err);

@@ -254,9 +254,9 @@ typedef bool (*wire_progress_fn)(void *ctx, uint32_t cmd, uint64_t bytes_so_far)
 /* How often a waiting call (or connect) calls its wait function. */
 #define WIRE_WAIT_SLICE_MS 100
 
-/* Called every WIRE_WAIT_SLICE_MS while a call waits on the peer (silence,
- * or a long answer arriving) and while a connect waits; cmd is 0 for a
- * connect. A UI moves its spinner and reads its keys here, a command
+/* Called when a call starts waiting on the peer, then every
+ * WIRE_WAIT_SLICE_MS while it waits (silence, or a long answer arriving),
+ * and likewise while a connect waits; cmd is 0 for a connect. A UI moves its spinner and reads its keys here, a command
  * notices a signal. Return false to cancel: the call fails with
  * HS_ERR_CANCELLED and the connection is closed, as for progress. */
 typedef bool (*wire_wait_fn)(void *ctx, uint32_t cmd, int waited_ms);
@@ -302,6 +302,10 @@ void wire_close(wire_conn *c);
 const char *wire_conn_target(const wire_conn *c);
 bool wire_conn_is_open(const wire_conn *c); /* false after a fatal I/O error */
 void wire_conn_set_io_timeout(wire_conn *c, int ms);
+/* Connects again to the target the connection was opened with (after a
+ * cancel or a timeout closed it), keeping its options; the debuggee's
+ * pause state survives disconnects. Only for connections of wire_connect. */
+hs_status wire_reconnect(wire_conn *c, hs_error *err);
 /* Replaces the wait function (NULL: waits cannot be cancelled), e.g. so
  * that a clean-up request after a cancel is not cancelled in turn. */
 void wire_conn_set_wait(wire_conn *c, wire_wait_fn fn, void *ctx);

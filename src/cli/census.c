@@ -8,10 +8,11 @@
 #include "heapscope/query.h"
 #include "output.h"
 
+/* Shows how far the count got (on a terminal); stops on a quit signal. */
 static bool show_progress(void *ctx, uint64_t visited) {
-    (void)ctx;
-    fprintf(stderr, "\rheapscope: counting: %" PRIu64 " closures", visited);
-    return true;
+    if (*(const bool *)ctx)
+        fprintf(stderr, "\rheapscope: counting: %" PRIu64 " closures", visited);
+    return cli_keep_going();
 }
 
 static void print_census(const query_census *c, const char *by, const cli_common *common) {
@@ -53,12 +54,11 @@ int cli_census(const char *target, const cli_common *common) {
     cli_session s;
     if (cli_session_open(target, common, &s, &err) != HS_OK)
         return cli_report(&err);
-    query_traversal progress = {0};
-    if (isatty(STDERR_FILENO))
-        progress.progress = show_progress;
+    bool tty = isatty(STDERR_FILENO);
+    query_traversal progress = {.progress = show_progress, .progress_ctx = &tty};
     query_census census;
     hs_status st = query_census_run(s.heap, by, &progress, &census, &err);
-    if (progress.progress)
+    if (tty)
         fputs("\r\033[K", stderr);
     if (st == HS_OK) {
         print_census(&census, by_name, common);

@@ -52,7 +52,7 @@ int cli_info(const char *target, const cli_common *common) {
         return 0;
     }
     wire_options opts;
-    wire_options_with_timeout(&opts, common->timeout_ms);
+    cli_wire_options(common, &opts);
     wire_conn *c = NULL;
     if (wire_connect(target, &opts, &c, &err) != HS_OK || wire_get_version(c, &v, &err) != HS_OK) {
         wire_close(c);

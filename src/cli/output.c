@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "heapscope/interrupt.h"
+
 void cli_json_string(FILE *out, const char *s) {
     fputc('"', out);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
@@ -31,6 +33,8 @@ const char *cli_prof_mode_name(uint8_t mode) {
 }
 
 int cli_report(const hs_error *err) {
+    if (err->status == HS_ERR_CANCELLED && hs_interrupt_signal())
+        return 1; /* the exit line says it */
     fprintf(stderr, "heapscope: %s\n", err->message[0] ? err->message : hs_status_name(err->status));
     return 1;
 }

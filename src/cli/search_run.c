@@ -26,10 +26,11 @@ static bool print_match(void *ctx, heap *h, const query_match *m) {
     return true;
 }
 
+/* Shows how far the search got (on a terminal); stops on a quit signal. */
 static bool show_progress(void *ctx, uint64_t visited) {
-    (void)ctx;
-    fprintf(stderr, "\rheapscope: searching: %" PRIu64 " closures", visited);
-    return true;
+    if (*(const bool *)ctx)
+        fprintf(stderr, "\rheapscope: searching: %" PRIu64 " closures", visited);
+    return cli_keep_going();
 }
 
 static void print_head(const query_filters *f, const cli_common *common,
@@ -83,10 +84,10 @@ int cli_run_search(const char *target, const cli_common *common, const cli_searc
         return cli_report(&err);
     }
     print_ctx pc = {v, common->json};
+    bool tty = isatty(STDERR_FILENO);
     query_search q = {.filters = filters, .limit = (uint64_t)common->limit, .paths = v->paths,
-                      .prepared = true, .on_match = print_match, .ctx = &pc};
-    if (isatty(STDERR_FILENO))
-        q.progress = show_progress;
+                      .prepared = true, .on_match = print_match, .ctx = &pc,
+                      .progress = show_progress, .progress_ctx = &tty};
     query_search_stats stats;
     /* checked before printing anything, so an era filter on a debuggee
      * without eras gives just the error */
@@ -95,7 +96,7 @@ int cli_run_search(const char *target, const cli_common *common, const cli_searc
         print_head(filters, common, v);
         st = query_search_run(s.heap, &q, &stats, &err);
     }
-    if (q.progress)
+    if (tty)
         fputs("\r\033[K", stderr);
     if (st == HS_OK)
         print_tail(&stats, common);

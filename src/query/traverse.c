@@ -447,7 +447,7 @@ static hs_status run_phase(walk *w, size_t *lo, uint64_t *next_progress, hs_erro
         if (t->progress && stats->visited >= *next_progress) {
             *next_progress = stats->visited + PROGRESS_EVERY;
             if (!t->progress(t->progress_ctx, stats->visited))
-                return hs_fail(err, HS_ERR_USAGE, "cancelled");
+                return hs_fail(err, HS_ERR_CANCELLED, "cancelled");
         }
         size_t hi = w->queue.count;
         w->next.count = 0;

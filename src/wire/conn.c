@@ -160,7 +160,7 @@ typedef struct connect_wait {
 
 static connect_wait connect_wait_start(const wire_options *o) {
     int64_t t = now_ms();
-    return (connect_wait){o, t, t + WIRE_WAIT_SLICE_MS};
+    return (connect_wait){o, t, t}; /* due at the first wait */
 }
 
 /* False when the wait function cancels. */
@@ -337,6 +337,28 @@ hs_status wire_connect(const char *target, const wire_options *opts, wire_conn *
         return st;
     wire_options o = effective_options(opts);
     if (t.kind == WIRE_TARGET_TCP)
-        return connect_tcp(t.host, t.port, target, &o, out, err);
-    return connect_unix(t.path, target, &o, out, err);
+        st = connect_tcp(t.host, t.port, target, &o, out, err);
+    else
+        st = connect_unix(t.path, target, &o, out, err);
+    if (st == HS_OK)
+        (*out)->reconnectable = true;
+    return st;
+}
+
+hs_status wire_reconnect(wire_conn *c, hs_error *err) {
+    if (!c->reconnectable)
+        return hs_fail(err, HS_ERR_USAGE, "cannot connect to %s again: it is not a target",
+                       c->target);
+    wire_conn *fresh;
+    hs_status st = wire_connect(c->target, &c->opts, &fresh, err);
+    if (st != HS_OK)
+        return st;
+    if (c->fd >= 0)
+        close(c->fd);
+    c->fd = fresh->fd; /* the fresh stream, with this connection's settings */
+    fresh->fd = -1;
+    wire_close(fresh);
+    c->rpos = c->rlen = 0;
+    c->dead_reason[0] = '\0';
+    return HS_OK;
 }

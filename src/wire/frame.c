@@ -288,7 +288,8 @@ hs_status wire_call_encoded(wire_conn *c, uint32_t cmd, uint64_t max_body, wire_
         err = &local;
     call x = {.c = c, .cmd = cmd, .name = wire_command_name(cmd), .timeout_ms = timeout_ms,
               .next_progress = WIRE_PROGRESS_STEP, .started = now_ms(), .err = err};
-    x.next_tick = x.started + WIRE_WAIT_SLICE_MS;
+    x.next_tick = x.started; /* due when the call first waits: a signal that came
+                                while we were busy is seen at the next request */
     body->len = 0;
     if (c->fd < 0)
         return hs_fail(err, HS_ERR_CLOSED, "%s: the connection to %s is closed (%s)", x.name,

@@ -33,6 +33,7 @@ struct wire_conn {
     wire_buf req;     /* the request being sent */
     wire_buf scratch; /* body of answers the typed calls decode in place */
     char dead_reason[HS_ERROR_MESSAGE_MAX];
+    bool reconnectable; /* opened from its target by wire_connect */
 };
 
 /* Makes room for `extra` more bytes after b->len, growing geometrically

@@ -73,6 +73,16 @@ static int wait_readable(int fd, synth_state *st, synth_out *o, const synth_serv
     return WAIT_AGAIN;
 }
 
+/* --answer-delay: a slow debuggee. False when a stop came meanwhile. */
+static bool delay(const synth_server_config *cfg) {
+    int64_t until = now_ms() + cfg->answer_delay_ms;
+    for (int64_t left; !stopped(cfg) && (left = until - now_ms()) > 0;) {
+        struct pollfd w = {.fd = cfg->wake_fd, .events = POLLIN};
+        poll(&w, cfg->wake_fd >= 0 ? 1 : 0, (int)left);
+    }
+    return !stopped(cfg);
+}
+
 synth_serve_result synth_serve_connection(const synth_process *p, synth_state *st, int fd,
                                           const synth_server_config *cfg) {
     if (!cfg)
@@ -103,6 +113,10 @@ synth_serve_result synth_serve_connection(const synth_process *p, synth_state *s
             if (len < 4) { /* no room for a command id; skip the LEN bytes */
                 synth_finish(&o, SYNTH_BAD_COMMAND);
             } else {
+                if (cfg->answer_delay_ms > 0 && !delay(cfg)) {
+                    res = SYNTH_SERVE_STOPPED;
+                    goto done;
+                }
                 uint32_t cmd = hs_load_be32(body);
                 if (cmd < 32)
                     st->requests[cmd]++;

@@ -57,6 +57,7 @@ typedef struct synth_server_config {
     uint32_t silent_on;          /* bit c: command c is carried out but never answered
                                     (a stub stuck before its reply); commands < 32 */
     const char *count_path;      /* written after each connection: synth_write_counts */
+    int answer_delay_ms;         /* each request waits this long before it is served */
 } synth_server_config;
 
 /* Outcome of serving. */

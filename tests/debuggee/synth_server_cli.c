@@ -50,6 +50,8 @@ static const char usage[] =
     "  --count-requests FILE    after each connection, write how many requests of\n"
     "                           each command were served so far (lines\n"
     "                           'connections N' and 'COMMAND N'; replaced atomically)\n"
+    "  --answer-delay MS        wait MS milliseconds before serving each request\n"
+    "                           (a slow debuggee)\n"
     "  --help                   this text\n"
     "\n"
     "Exit status: 0 after a clean stop (SIGINT/SIGTERM or --max-connections),\n"
@@ -174,7 +176,7 @@ int synth_cli_parse(int argc, char **argv, synth_cli *cli, synth_options *gen, c
         static const char *const with_value[] = {
             "--socket", "--tcp", "--plan", "--closures", "--eras", "--leak-constructor",
             "--leak-count", "--leak-era", "--seed", "--max-connections", "--self-pause-after",
-            "--silent-on", "--ghc-debug-snapshot", "--count-requests"};
+            "--silent-on", "--ghc-debug-snapshot", "--count-requests", "--answer-delay"};
         const char *opt = NULL;
         for (size_t k = 0; k < sizeof with_value / sizeof *with_value && !opt; k++)
             if (is(with_value[k], a, &v))
@@ -235,6 +237,10 @@ int synth_cli_parse(int argc, char **argv, synth_cli *cli, synth_options *gen, c
             if (!v[0])
                 return fail(err, errlen, "--count-requests: the file name is empty");
             cli->count_path = v;
+        } else if (strcmp(opt, "--answer-delay") == 0) {
+            if (number(opt, v, 0, 60000, &n, err, errlen))
+                return -1;
+            cli->answer_delay_ms = (int)n;
         } else if (strcmp(opt, "--silent-on") == 0) {
             uint32_t id = 0;
             if (command_id(v, &id, err, errlen))

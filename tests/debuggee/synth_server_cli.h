@@ -19,6 +19,7 @@ typedef struct synth_cli {
     int64_t self_pause_after_ms; /* --self-pause-after MS, -1 = never */
     uint32_t silent_on;          /* --silent-on COMMAND: bit per command id */
     const char *count_path;      /* --count-requests FILE, NULL = none */
+    int answer_delay_ms;         /* --answer-delay MS, 0 = none */
     bool help;                   /* --help: print usage, exit 0 */
 } synth_cli;
 

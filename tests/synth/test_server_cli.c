@@ -70,6 +70,9 @@ Test(cli, silent_on_takes_names_and_numbers_and_adds_up) {
     fails_with(PARSE("--silent-on", "PAWS"), "'PAWS' is not a command name");
     fails_with(PARSE("--silent-on", "32"), "out of range");
     fails_with(PARSE("--silent-on"), "--silent-on needs a value");
+    cr_assert_eq(PARSE("--answer-delay", "250"), 0, "%s", ERR);
+    cr_assert_eq(CLI.answer_delay_ms, 250);
+    fails_with(PARSE("--answer-delay", "60001"), "out of range");
 }
 
 Test(cli, equals_form_and_tcp) {

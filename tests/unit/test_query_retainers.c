@@ -371,7 +371,7 @@ Test(query_retainers, progress_can_cancel) {
     query_search s = {.limit = 0, .paths = true, .on_match = collect, .ctx = &g,
                       .progress = cancel, .progress_ctx = &calls};
     hs_error err = {0};
-    cr_expect_eq(query_search_run(h, &s, NULL, &err), HS_ERR_USAGE);
+    cr_expect_eq(query_search_run(h, &s, NULL, &err), HS_ERR_CANCELLED);
     cr_expect_str_eq(err.message, "cancelled");
     cr_expect_eq(calls, 1);
     cr_expect_eq(g.n, 0);

@@ -201,6 +201,39 @@ Test(wire_connect, unix_peer_pid_is_the_listener) {
     cr_assert_eq(wire_conn_peer_pid(NULL), 0);
 }
 
+Test(wire_connect, reconnect_after_the_stream_died) {
+    char path[128];
+    snprintf(path, sizeof path, "%s/99-silent", dir);
+    int l = unix_listener(path);
+    wire_conn *c = NULL;
+    hs_error err = {0};
+    wire_options o = {.io_timeout_ms = 150};
+    cr_assert_eq(wire_connect(path, &o, &c, &err), HS_OK, "%s", err.message);
+    int first = accept(l, NULL, NULL); /* accepted, never answered */
+    cr_assert_geq(first, 0);
+    cr_assert_eq(wire_resume(c, &err), HS_ERR_TIMEOUT, "%s", err.message);
+    cr_assert_not(wire_conn_is_open(c));
+    cr_assert_eq(wire_reconnect(c, &err), HS_OK, "%s", err.message);
+    cr_assert(wire_conn_is_open(c));
+    cr_assert_str_eq(wire_conn_target(c), path);
+    version_exchange(l, c); /* the second connection answers */
+    close(first);
+    wire_close(c);
+    close(l);
+}
+
+Test(wire_connect, only_a_target_can_be_reconnected) {
+    int sv[2];
+    cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    wire_conn *c = NULL;
+    hs_error err = {0};
+    cr_assert_eq(wire_conn_from_fd(sv[0], "peer", NULL, &c, &err), HS_OK, "%s", err.message);
+    cr_assert_eq(wire_reconnect(c, &err), HS_ERR_USAGE);
+    cr_assert(strstr(err.message, "not a target"), "%s", err.message);
+    wire_close(c);
+    close(sv[1]);
+}
+
 static int tcp_listener(int family, uint16_t *port) {
     int fd = socket(family, SOCK_STREAM, 0);
     if (fd < 0)

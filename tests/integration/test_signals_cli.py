@@ -1,0 +1,145 @@
+"""Quit signals during a batch command (issue 9): SIGINT, SIGTERM and SIGHUP
+stop the command, resume a debuggee heapscope paused (over a new connection
+when the old one is in the middle of a request), and exit with 128 + N and
+one line. Each test then asks the debuggee on a fresh connection whether it
+runs. Run by meson test, also under ASan/UBSan by tests/run."""
+import os
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(__file__))
+from test_cli import HEAPSCOPE, Debuggee, raw_status  # noqa: E402
+
+SMALL = ("--closures", "3000", "--seed", "3")
+PAUSE, RESUME, ROOTS = 2, 3, 4
+OKAY, ALREADY_PAUSED, NOT_PAUSED = 0, 0x0101, 0x0102
+SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def pause(socket_path):
+    """PAUSE(0) on a connection of its own; returns the final status."""
+    with socket.socket(socket.AF_UNIX) as s:
+        s.settimeout(10)
+        s.connect(socket_path)
+        s.sendall(struct.pack(">IIB", 5, PAUSE, 0))
+        return struct.unpack(">IH", s.recv(6))[1]
+
+
+def is_paused(socket_path):
+    status = raw_status(socket_path, ROOTS)
+    if status not in (OKAY, NOT_PAUSED):
+        raise AssertionError("ROOTS answered 0x%04x" % status)
+    return status == OKAY
+
+
+class Interrupted(unittest.TestCase):
+    def start(self, d, *args):
+        p = subprocess.Popen([HEAPSCOPE, *args, d.socket, "--timeout", "60000"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.addCleanup(self.reap, p)
+        return p
+
+    @staticmethod
+    def reap(p):
+        if p.poll() is None:
+            p.kill()
+        p.communicate()
+
+    def interrupt(self, proc, sig, after):
+        """Sends sig after `after` seconds; returns (status, stdout, stderr, seconds
+        from the signal to the exit)."""
+        time.sleep(after)
+        self.assertIsNone(proc.poll(), "heapscope finished before the signal")
+        proc.send_signal(sig)
+        sent = time.monotonic()
+        out, err = proc.communicate(timeout=30)
+        return proc.returncode, out, err, time.monotonic() - sent
+
+    def assert_one_line(self, err, sig, what):
+        lines = err.strip().splitlines()
+        self.assertEqual(len(lines), 1, err)
+        self.assertEqual(lines[0], "heapscope: interrupted by %s: %s" % (sig.name, what))
+
+    def test_during_a_silent_wait_the_debuggee_is_resumed_over_a_new_connection(self):
+        """The PAUSE is carried out but never answered: the signal cuts the
+        wait short, and the RESUME needs a connection of its own."""
+        for sig in SIGNALS:
+            with self.subTest(sig.name), Debuggee(*SMALL, "--silent-on", "PAUSE") as d:
+                p = self.start(d, "census")
+                status, out, err, took = self.interrupt(p, sig, 1.0)
+                self.assertEqual(status, 128 + sig, err)
+                self.assertEqual(out, "")
+                self.assert_one_line(err, sig, "the debuggee was resumed")
+                self.assertLess(took, 5, "the 60 s wait was not cut short")
+                self.assertFalse(is_paused(d.socket), "the debuggee was left paused")
+
+    def test_during_long_work_the_debuggee_is_resumed(self):
+        """A slow debuggee: the census makes many requests that are answered;
+        the signal stops it in the middle."""
+        for sig in SIGNALS:
+            with self.subTest(sig.name), Debuggee(*SMALL, "--answer-delay", "40") as d:
+                p = self.start(d, "census")
+                status, out, err, took = self.interrupt(p, sig, 1.5)
+                self.assertEqual(status, 128 + sig, err)
+                self.assertEqual(out, "", "the census finished after all")
+                self.assert_one_line(err, sig, "the debuggee was resumed")
+                self.assertLess(took, 5)
+                self.assertFalse(is_paused(d.socket), "the debuggee was left paused")
+
+    def test_a_debuggee_found_paused_is_left_paused(self):
+        with Debuggee(*SMALL, "--answer-delay", "40") as d:
+            self.assertEqual(pause(d.socket), OKAY)
+            p = self.start(d, "census")
+            status, out, err, _ = self.interrupt(p, signal.SIGINT, 1.5)
+            self.assertEqual(status, 130, err)
+            self.assertEqual(err.strip().splitlines()[-1],
+                             "heapscope: interrupted by SIGINT: the debuggee is left paused, "
+                             "as it was found")
+            self.assertTrue(is_paused(d.socket), "heapscope resumed a pause that was not its own")
+
+    def test_leave_paused_is_honoured(self):
+        with Debuggee(*SMALL, "--silent-on", "PAUSE") as d:
+            p = self.start(d, "census", "--leave-paused")
+            status, _, err, _ = self.interrupt(p, signal.SIGTERM, 1.0)
+            self.assertEqual(status, 128 + signal.SIGTERM, err)
+            self.assert_one_line(err, signal.SIGTERM, "the debuggee is left paused (--leave-paused)")
+            self.assertTrue(is_paused(d.socket))
+
+    def test_a_resume_that_is_not_answered_gives_up_and_says_so(self):
+        with Debuggee(*SMALL, "--silent-on", "PAUSE", "--silent-on", "RESUME") as d:
+            p = self.start(d, "census")
+            status, _, err, took = self.interrupt(p, signal.SIGINT, 1.0)
+            self.assertEqual(status, 130, err)
+            self.assertRegex(err.strip(), r"^heapscope: interrupted by SIGINT: the debuggee may "
+                                          r"be left paused: RESUME: no answer .* for 5000 ms$")
+            self.assertLess(took, 10, "leaving waits a few seconds, not the 60 s timeout")
+
+    def test_a_second_signal_is_obeyed_at_once(self):
+        with Debuggee(*SMALL, "--silent-on", "PAUSE", "--silent-on", "RESUME") as d:
+            p = self.start(d, "census")
+            time.sleep(1.0)
+            p.send_signal(signal.SIGINT)
+            time.sleep(0.5)  # now waiting for the unanswered RESUME
+            self.assertIsNone(p.poll())
+            p.send_signal(signal.SIGINT)
+            sent = time.monotonic()
+            p.communicate(timeout=10)
+            self.assertLess(time.monotonic() - sent, 2)
+            self.assertEqual(p.returncode, -signal.SIGINT, "killed by the second signal")
+
+    def test_info_on_a_silent_debuggee(self):
+        with Debuggee(*SMALL, "--silent-on", "VERSION") as d:
+            p = self.start(d, "info")
+            status, out, err, took = self.interrupt(p, signal.SIGINT, 1.0)
+            self.assertEqual(status, 130, err)
+            self.assertEqual(err.strip(), "heapscope: interrupted by SIGINT")
+            self.assertLess(took, 5)
+
+
+if __name__ == "__main__":
+    unittest.main()
