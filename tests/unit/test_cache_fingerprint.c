@@ -140,7 +140,8 @@ Test(cache_fingerprint, arguments_count) {
     sh("cp /bin/true '%s/prog'%s", dir, "");
     fake_proc("", "prog\0--leak-constructor=A");
     char *a = fingerprint_ok();
-    write_file("cmdline", "prog\0--leak-constructor=B", 27);
+    static const char other_args[] = "prog\0--leak-constructor=B";
+    write_file("cmdline", other_args, sizeof other_args);
     char *b = fingerprint_ok();
     cr_assert_str_neq(a, b);
     free(a);
