@@ -165,8 +165,6 @@ class RealHeap(unittest.TestCase):
             self.resume()
 
     def test_retainer_path_of_a_leak(self):
-        if "retainers TARGET" not in run("--help").stdout:
-            self.skipTest("this heapscope has no retainers command yet")
         found = self.heapscope_json("retainers", "--exact", "Leak", "--limit", "0")
         self.assertEqual(found["count"], LEAKS)
         path = found["matches"][0]["path"]

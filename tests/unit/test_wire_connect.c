@@ -277,10 +277,8 @@ Test(wire_connect, tcp_loopback_ipv4) {
 Test(wire_connect, tcp_loopback_ipv6_if_available) {
     uint16_t port;
     int l = tcp_listener(AF_INET6, &port);
-    if (l < 0) {
-        cr_log_warn("no IPv6 loopback here; skipping");
-        return;
-    }
+    if (l < 0) /* a skip tests/run counts and names, not a silent pass */
+        cr_skip_test("no IPv6 loopback here");
     char target[64];
     snprintf(target, sizeof target, "tcp:[::1]:%u", port);
     wire_conn *c = NULL;
