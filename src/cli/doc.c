@@ -18,7 +18,10 @@ static int count_bits(unsigned v) {
     return n;
 }
 
-const char *cli_option_scope(const cli_option *o, bool man, char *buf, size_t cap) {
+/* The commands an option is for, as "retainers, find" (man: with fonts and
+ * "and"), or "every command but info"; NULL when it applies to every batch
+ * command or to none. */
+static const char *option_scope(const cli_option *o, bool man, char *buf, size_t cap) {
     unsigned on = o->commands & CLI_ON_BATCH, off = CLI_ON_BATCH & ~on;
     if (on == 0 || off == 0)
         return NULL;
@@ -120,12 +123,12 @@ void cli_print_help(FILE *out) {
         if (!documented(o) || cli_option_is_filter(o))
             continue;
         option_head(o, "", head, sizeof head);
-        const char *sc = cli_option_scope(o, false, scope, sizeof scope);
+        const char *sc = option_scope(o, false, scope, sizeof scope);
         snprintf(text, sizeof text, "%s%s%s", sc ? sc : "", sc ? ": " : "", o->help);
         help_row(out, head, OPTION_COL, text);
     }
     if (first_filter) {
-        const char *sc = cli_option_scope(first_filter, false, scope, sizeof scope);
+        const char *sc = option_scope(first_filter, false, scope, sizeof scope);
         fprintf(out,
                 "\nFilters (%s; each also as --not-X, e.g. --not-type THUNK;\n"
                 "all must hold, checked in the order given):\n",
@@ -186,7 +189,7 @@ static void generated_by(FILE *out, const char *option, const char *table) {
 /* The OPTIONS entry that stands for all filters. */
 static void roff_filters_entry(FILE *out, const cli_option *first) {
     char scope[128];
-    const char *sc = cli_option_scope(first, true, scope, sizeof scope);
+    const char *sc = option_scope(first, true, scope, sizeof scope);
     fputs(".TP\n\\fB\\-\\-\\fR\\fIFILTER VALUE\\fR, \\fB\\-\\-not\\-\\fR\\fIFILTER VALUE\\fR\n",
           out);
     if (sc)
@@ -235,30 +238,38 @@ static void plain_option(FILE *out, const cli_option *o, const char *prefix) {
             o->help ? o->help : "-");
 }
 
-static void print_rows(FILE *out, bool man, bool filters) {
+/* One documented option's man entry; scoped: with its "For show:" line. */
+static void roff_entry(FILE *out, const cli_option *o, bool scoped) {
     char scope[128];
+    const char *sc = scoped ? option_scope(o, true, scope, sizeof scope) : NULL;
+    fputs(".TP\n", out);
+    roff_option(out, o, "");
+    fputc('\n', out);
+    if (sc)
+        fprintf(out, "For %s:\n", sc);
+    fputs(o->man, out);
+}
+
+static void print_rows(FILE *out, bool man, bool filters_only) {
     for (size_t i = 0; i < cli_option_count; i++) {
         const cli_option *o = &cli_option_table[i];
+        bool filter = cli_option_is_filter(o);
+        if (filters_only && !filter)
+            continue;
         if (!man) {
-            if (cli_option_is_filter(o) == filters || !filters) {
-                plain_option(out, o, "");
-                if (cli_option_is_filter(o))
-                    plain_option(out, o, "not-");
-            }
+            plain_option(out, o, "");
+            if (filter)
+                plain_option(out, o, "not-");
+        } else if (!documented(o)) {
             continue;
-        }
-        if (!documented(o) || cli_option_is_filter(o) != filters) {
-            if (!filters && cli_option_is_filter(o) && (i == 0 || !cli_option_is_filter(o - 1)))
+        } else if (filters_only) {
+            roff_entry(out, o, false); /* the FILTERS section says where they apply */
+        } else if (filter) { /* in OPTIONS one entry stands for all filters */
+            if (i == 0 || !cli_option_is_filter(o - 1))
                 roff_filters_entry(out, o);
-            continue;
+        } else {
+            roff_entry(out, o, true);
         }
-        fputs(".TP\n", out);
-        roff_option(out, o, "");
-        fputc('\n', out);
-        const char *sc = filters ? NULL : cli_option_scope(o, true, scope, sizeof scope);
-        if (sc)
-            fprintf(out, "For %s:\n", sc);
-        fputs(o->man, out);
     }
 }
 

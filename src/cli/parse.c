@@ -25,7 +25,8 @@ static void make_getopt_lists(struct option *longopts, char *shorts) {
         longopts[n++] = (struct option){o->name, has_arg, NULL, VAL_BASE + 2 * (int)i};
         if (cli_option_is_filter(o)) {
             snprintf(not_names[i], sizeof not_names[i], "not-%s", o->name);
-            longopts[n++] = (struct option){not_names[i], has_arg, NULL, VAL_BASE + 2 * (int)i + 1};
+            longopts[n++] =
+                (struct option){not_names[i], has_arg, NULL, VAL_BASE + 2 * (int)i + 1};
         }
         if (o->short_name) { /* -h, -V; -o FILE */
             *s++ = o->short_name;
@@ -56,7 +57,8 @@ static void option_error(int opt, char **argv, const struct option *longopts) {
     bool inverted;
     const cli_option *o = optopt ? row_of(optopt, &inverted) : NULL;
     if (optopt == 0) { /* an unknown or ambiguous --name */
-        const char *arg = argv[optind - 1] + 2;
+        const char *arg = argv[optind - 1];
+        arg += strncmp(arg, "--", 2) == 0 ? 2 : 0;
         size_t n = strcspn(arg, "=");
         int matches = 0, listed = 0;
         for (const struct option *l = longopts; l->name; l++)

@@ -72,8 +72,4 @@ int cli_set_filter(cli_parsed *p, const cli_option *o, const char *value, bool i
 
 static inline bool cli_option_is_filter(const cli_option *o) { return o->set == cli_set_filter; }
 
-/* The commands an option is for, as "retainers, find" or "every command but
- * info"; NULL when it applies to every batch command or to none. */
-const char *cli_option_scope(const cli_option *o, bool man, char *buf, size_t cap);
-
 #endif
