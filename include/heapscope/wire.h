@@ -334,6 +334,12 @@ hs_status wire_call(wire_conn *c, uint32_t cmd, const uint8_t *payload, size_t p
 
 /* wire_get_* where the plain name is the type of the answer. */
 hs_status wire_get_version(wire_conn *c, wire_version *out, hs_error *err);
+/* How long the first request of a session waits (at most the I/O timeout). */
+#define WIRE_HELLO_TIMEOUT_MS 2000
+/* VERSION as the first request of a session, with a short wait: a stub
+ * busy with another client accepts the connection but answers nothing, and
+ * silence here says so (instead of a long wait and "no answer" later). */
+hs_status wire_hello(wire_conn *c, wire_version *out, hs_error *err);
 /* ALREADY_PAUSED is not a failure: *was_paused (may be NULL) says so. */
 hs_status wire_pause(wire_conn *c, bool *was_paused, hs_error *err);
 hs_status wire_fork_pause(wire_conn *c, hs_error *err);

@@ -54,7 +54,7 @@ int cli_info(const char *target, const cli_common *common) {
     wire_options opts;
     cli_wire_options(common, &opts);
     wire_conn *c = NULL;
-    if (wire_connect(target, &opts, &c, &err) != HS_OK || wire_get_version(c, &v, &err) != HS_OK) {
+    if (wire_connect(target, &opts, &c, &err) != HS_OK || wire_hello(c, &v, &err) != HS_OK) {
         wire_close(c);
         return cli_report(&err);
     }

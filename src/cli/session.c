@@ -38,8 +38,12 @@ void cli_wire_options(const cli_common *common, wire_options *opts) {
 }
 
 static hs_status pause_debuggee(cli_session *s, hs_error *err) {
+    wire_version v; /* first a quick VERSION: is anyone serving us? */
+    hs_status st = wire_hello(s->conn, &v, err);
+    if (st != HS_OK)
+        return st;
     s->ours = true; /* from the moment PAUSE is sent */
-    hs_status st = wire_pause(s->conn, &s->was_paused, err);
+    st = wire_pause(s->conn, &s->was_paused, err);
     if (st != HS_OK)
         return hs_fail_context(err, "cannot pause %s", s->target);
     if (s->was_paused) {

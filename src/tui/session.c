@@ -71,7 +71,7 @@ hs_status tui_session_connect(tui_session *s, const char *target, int timeout_ms
     o.wait = on_wire_wait;
     hs_status st = wire_connect(s->target, &o, &s->conn, err);
     if (st == HS_OK)
-        st = wire_get_version(s->conn, &s->version, err);
+        st = wire_hello(s->conn, &s->version, err);
     if (st == HS_OK) {
         s->have_version = true;
         st = learn_pause_state(s, err);

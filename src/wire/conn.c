@@ -273,8 +273,8 @@ static hs_status connect_unix(const char *path, const char *target, const wire_o
         return hs_fail(err, HS_ERR_CONNECT, "permission denied connecting to %s", path);
     case EAGAIN:
         return hs_fail(err, HS_ERR_CONNECT,
-                       "the debuggee at %s is busy: its connection queue stayed full for %d ms "
-                       "(another client attached?)",
+                       "the debuggee at %s is busy: another debugger may be connected to it "
+                       "(its connection queue stayed full for %d ms)",
                        path, o->connect_timeout_ms);
     case ETIMEDOUT:
         return hs_fail(err, HS_ERR_CONNECT, "connecting to %s timed out after %d ms", path,

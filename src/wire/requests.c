@@ -52,16 +52,33 @@ static hs_status expect_empty(wire_conn *c, uint32_t cmd, hs_error *err) {
     return decode_failed(c, cmd, st, err);
 }
 
-hs_status wire_get_version(wire_conn *c, wire_version *out, hs_error *err) {
+static hs_status version_call(wire_conn *c, int timeout_ms, wire_version *out, hs_error *err) {
     hs_status st = begin(c, WIRE_CMD_VERSION, err);
     if (st == HS_OK)
         st = wire_encode_simple(&c->req, WIRE_CMD_VERSION, err);
     if (st == HS_OK)
-        st = call_scratch(c, WIRE_CMD_VERSION, CAP_VERSION, err);
+        st = wire_call_encoded(c, WIRE_CMD_VERSION, CAP_VERSION, &c->scratch, timeout_ms, err);
     if (st != HS_OK)
         return st;
     st = wire_decode_version(c->scratch.data, c->scratch.len, out, err);
     return st == HS_OK ? st : decode_failed(c, WIRE_CMD_VERSION, st, err);
+}
+
+hs_status wire_get_version(wire_conn *c, wire_version *out, hs_error *err) {
+    return version_call(c, c ? c->opts.io_timeout_ms : 0, out, err);
+}
+
+hs_status wire_hello(wire_conn *c, wire_version *out, hs_error *err) {
+    int quick = c ? c->opts.io_timeout_ms : 0;
+    if (quick < 0 || quick > WIRE_HELLO_TIMEOUT_MS)
+        quick = WIRE_HELLO_TIMEOUT_MS;
+    hs_status st = version_call(c, quick, out, err);
+    if (st == HS_ERR_TIMEOUT)
+        hs_fail(err, HS_ERR_TIMEOUT,
+                "%s does not answer: another debugger may be connected to it (no answer to "
+                "VERSION within %d ms; a debuggee serves one client at a time)",
+                c->target, quick);
+    return st;
 }
 
 static hs_status pause_mode(wire_conn *c, bool fork, bool *was_paused, hs_error *err) {

@@ -7,6 +7,7 @@ After each test a fresh connection checks whether the debuggee runs."""
 import os
 import re
 import signal
+import socket
 import time
 
 import harness
@@ -77,6 +78,20 @@ class Waits(TuiCase):
         status, _ = t.wait_exit()
         self.assertEqual(status, 0)
         self.assertFalse(d.is_paused(), "y resumed it over the new connection")
+
+
+class Busy(TuiCase):
+    def test_a_debuggee_another_client_holds_is_named_as_such(self):
+        d = self.debuggee()
+        with socket.socket(socket.AF_UNIX) as holder:
+            holder.connect(d.socket)
+            t = self.tui(*LONG)
+            t.wait_text(os.path.basename(d.socket), what="the debuggee in the list")
+            t.keys("Enter")
+            s = t.wait(lambda s: "another debugger may be connected" in " ".join(
+                l.strip() for l in s.lines[-3:]), "the reason, long before the 60 s timeout",
+                       timeout=10)
+            self.assertRegex(s.lines[0], r"(?i)pick a debuggee", "back in the list")
 
 
 class Signals(TuiCase):

@@ -1,0 +1,65 @@
+"""A debuggee that another client holds (issue 9, item 8): the stub serves
+one client at a time, so heapscope's connection is accepted and then met
+with silence. Every command says within seconds that another debugger may
+be connected, instead of waiting out --timeout and saying "no answer".
+Run by meson test, also under ASan/UBSan by tests/run."""
+import os
+import socket
+import subprocess
+import sys
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(__file__))
+from test_cli import HEAPSCOPE, Debuggee, raw_status  # noqa: E402
+
+SMALL = ("--closures", "3000", "--seed", "3")
+ROOTS, NOT_PAUSED = 4, 0x0102
+BUSY = "another debugger may be connected"
+
+
+class Busy(unittest.TestCase):
+    def run_held(self, d, *args):
+        """Runs heapscope with args while another client holds d; returns
+        (result, seconds)."""
+        with socket.socket(socket.AF_UNIX) as holder:
+            holder.connect(d.socket)  # served first: heapscope queues behind it
+            t0 = time.monotonic()
+            r = subprocess.run([HEAPSCOPE, *args], capture_output=True, text=True, timeout=60)
+            return r, time.monotonic() - t0
+
+    def test_every_command_says_so_quickly(self):
+        for command in ("info", "roots", "census", "find"):
+            with self.subTest(command), Debuggee(*SMALL) as d:
+                r, took = self.run_held(d, command, d.socket, "--timeout", "60000")
+                self.assertEqual(r.returncode, 1, r.stderr)
+                self.assertIn(BUSY, r.stderr)
+                self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+                self.assertLess(took, 10, "waited out the 60 s timeout")
+                self.assertEqual(raw_status(d.socket, ROOTS), NOT_PAUSED, "nothing was paused")
+                r = subprocess.run([HEAPSCOPE, command, d.socket], capture_output=True,
+                                   text=True, timeout=60)
+                self.assertEqual(r.returncode, 0, "served once the other client left: " + r.stderr)
+
+    def test_a_full_connection_queue_says_so_too(self):
+        """Behind the holder, one connection fills the stub's backlog of 1:
+        the next one cannot even connect."""
+        with Debuggee(*SMALL) as d, socket.socket(socket.AF_UNIX) as queued:
+            with socket.socket(socket.AF_UNIX) as holder:
+                holder.connect(d.socket)
+                time.sleep(0.2)  # accepted
+                queued.connect(d.socket)
+                r = subprocess.run([HEAPSCOPE, "census", d.socket], capture_output=True,
+                                   text=True, timeout=60)
+            self.assertEqual(r.returncode, 1, r.stderr)
+            self.assertIn(BUSY, r.stderr)
+
+    def test_a_short_timeout_is_not_lengthened(self):
+        with Debuggee(*SMALL) as d:
+            r, _ = self.run_held(d, "info", d.socket, "--timeout", "300")
+            self.assertEqual(r.returncode, 1)
+            self.assertIn("within 300 ms", r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
