@@ -114,6 +114,16 @@ static void make_db(const char *path, int app_id, int version) {
     sqlite3_close(db);
 }
 
+/* A fresh store database in the fixture directory, opened. */
+static sqlite3 *open_new_db(const char *name) {
+    char p[128];
+    path_in(p, sizeof p, name);
+    make_db(p, STORE_APPLICATION_ID, STORE_SCHEMA_VERSION);
+    sqlite3 *db;
+    cr_assert_eq(sqlite3_open(p, &db), SQLITE_OK);
+    return db;
+}
+
 static size_t dir_entries(void) {
     size_t n = 0;
     char cmd[128];
@@ -170,12 +180,8 @@ Test(store_files, header_names_what_is_wrong, .init = make_dir_fixture,
 
 Test(store_files, schema_check_wants_every_table, .init = make_dir_fixture,
      .fini = remove_dir_fixture) {
-    char p[128];
-    path_in(p, sizeof p, "s.db");
-    make_db(p, STORE_APPLICATION_ID, STORE_SCHEMA_VERSION);
-    sqlite3 *db;
+    sqlite3 *db = open_new_db("s.db");
     hs_error err = {0};
-    cr_assert_eq(sqlite3_open(p, &db), SQLITE_OK);
     cr_assert_eq(store_schema_check(db, &err), HS_OK, "%s", err.message);
     cr_assert_eq(sqlite3_exec(db, "DROP TABLE fun_bitmaps", NULL, NULL, NULL), SQLITE_OK);
     cr_assert_eq(store_schema_check(db, &err), HS_ERR_PROTOCOL);
@@ -186,12 +192,8 @@ Test(store_files, schema_check_wants_every_table, .init = make_dir_fixture,
 }
 
 Test(store_files, meta_round_trips, .init = make_dir_fixture, .fini = remove_dir_fixture) {
-    char p[128];
-    path_in(p, sizeof p, "m.db");
-    make_db(p, STORE_APPLICATION_ID, STORE_SCHEMA_VERSION);
-    sqlite3 *db;
+    sqlite3 *db = open_new_db("m.db");
     hs_error err = {0};
-    cr_assert_eq(sqlite3_open(p, &db), SQLITE_OK);
     store_meta m = {.pid = 4242, .paused_at = 1700000000, .closures = 123456789012,
                     .version = {.major = 910, .patch = 1, .prof_mode = WIRE_PROF_ERA, .tntc = true}};
     snprintf(m.program, sizeof m.program, "leaky");
