@@ -27,7 +27,8 @@ static int run_tui(const char *target, const cli_common *common) {
                         "needs a terminal). Try 'heapscope --help'.\n", target);
         return 2;
     }
-    tui_options o = {.target = target, .theme = common->theme, .timeout_ms = common->timeout_ms};
+    tui_options o = {.target = target, .theme = common->theme, .timeout_ms = common->timeout_ms,
+                     .max_answer = common->max_answer};
     return tui_run(&o);
 }
 
@@ -42,7 +43,8 @@ static int run_demo(const cli_common *common) {
         fprintf(stderr, "heapscope: %s\n", err.message);
         return 1;
     }
-    tui_options o = {.target = d.socket, .theme = common->theme, .timeout_ms = common->timeout_ms};
+    tui_options o = {.target = d.socket, .theme = common->theme, .timeout_ms = common->timeout_ms,
+                     .max_answer = common->max_answer};
     int rc = tui_run(&o);
     cli_debuggee_stop(&d);
     return rc;

@@ -31,6 +31,7 @@ typedef struct cli_filter_arg {
  * those that apply to it. */
 typedef struct cli_common {
     int timeout_ms;    /* idle timeout for answers; connect uses min(it, 5 s) */
+    uint64_t max_answer; /* cap on one answer in bytes; 0 = wire_default_max_response() */
     bool json;
     bool leave_paused; /* do not resume when done */
     int depth;         /* show: levels below the closure (default 2) */
@@ -131,8 +132,8 @@ hs_status cli_session_open(const char *target, const cli_common *common, cli_ses
 hs_status cli_session_close(cli_session *s, const cli_common *common, hs_error *err);
 /* False once a quit signal arrived: long work (progress callbacks) stops. */
 bool cli_keep_going(void);
-/* The wire options of a command: --timeout, waits that a quit signal
- * cancels, heap-fetch progress on a terminal. */
+/* The wire options of a command: --timeout, --max-answer, waits that a
+ * quit signal cancels, heap-fetch progress on a terminal. */
 void cli_wire_options(const cli_common *common, wire_options *opts);
 
 /* A synthetic debuggee started as a child process on a private socket. */

@@ -123,6 +123,7 @@ typedef struct tui_options {
     const char *target;     /* skip the picker and connect (NULL = picker) */
     const char *theme;      /* theme name (NULL = "default") */
     int timeout_ms;
+    uint64_t max_answer;    /* cap on one answer in bytes (0 = the wire default) */
 } tui_options;
 
 /* Runs the UI until the user quits; returns the process exit status. */

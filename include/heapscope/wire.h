@@ -264,7 +264,10 @@ typedef bool (*wire_wait_fn)(void *ctx, uint32_t cmd, int waited_ms);
 typedef struct wire_options {
     int connect_timeout_ms;    /* default 5000 */
     int io_timeout_ms;         /* longest silence while waiting; default 30000 */
-    uint64_t max_response;     /* cap on any one answer; default 16 GiB */
+    uint64_t max_response;     /* cap on any one answer: wire_default_max_response() */
+    /* The option that sets max_response (e.g. "--max-answer"): an answer over
+     * the cap fails with a message naming its size, the cap and this. */
+    const char *max_response_option;
     wire_progress_fn progress; /* optional */
     void *progress_ctx;
     wire_wait_fn wait;         /* optional: ticks and cancel while waiting */
@@ -272,6 +275,9 @@ typedef struct wire_options {
 } wire_options;
 
 void wire_options_default(wire_options *o);
+/* The default cap on one answer: a quarter of the machine's physical
+ * memory, at least 256 MiB and at most 16 GiB. */
+uint64_t wire_default_max_response(void);
 /* The defaults, with an idle timeout of timeout_ms (when > 0) and a connect
  * timeout no longer than that. */
 void wire_options_with_timeout(wire_options *o, int timeout_ms);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "heapscope/size.h"
 #include "table.h"
 
 #define FIELD(f) offsetof(cli_common, f)
@@ -55,39 +56,23 @@ static int set_long(cli_parsed *p, const cli_option *o, const char *value, bool 
     return parse_number(o, value, AT(p, o, long));
 }
 
-/* A size: bytes, or a number with K, M, G or T (powers of 1024, "KiB" and
- * "KB" read the same). */
+/* A byte size: 512M, 2G (heapscope/size.h), at least the row's lo and at
+ * most its hi (0: no upper bound). */
 static int set_size(cli_parsed *p, const cli_option *o, const char *value, bool inverted) {
     (void)inverted;
-    static const char units[] = "KMGT";
-    char *end = NULL;
-    unsigned long long v = 0;
-    int shift = 0;
-    bool ok = value[0] >= '0' && value[0] <= '9';
-    if (ok) {
-        errno = 0;
-        v = strtoull(value, &end, 10);
-        ok = errno == 0;
-    }
-    if (ok && *end) {
-        const char *u = strchr(units, toupper((unsigned char)*end));
-        if (u) {
-            shift = 10 * (int)(u - units + 1);
-            end++;
-            if (tolower((unsigned char)*end) == 'i')
-                end++;
-        }
-        if (tolower((unsigned char)*end) == 'b')
-            end++;
-        ok = *end == '\0';
-    }
-    if (!ok || v > (UINT64_MAX >> shift) || (v << shift) < (unsigned long long)o->lo) {
+    uint64_t v;
+    char lo[32], hi[32];
+    if (!hs_size_parse(value, &v) || v < (uint64_t)o->lo || (o->hi && v > (uint64_t)o->hi)) {
+        hs_size_format((uint64_t)o->lo, lo, sizeof lo);
+        hs_size_format((uint64_t)o->hi, hi, sizeof hi);
         fprintf(stderr,
-                "heapscope: --%s wants a size of at least %ldM such as 500M or 2G, not '%s'\n",
-                o->name, o->lo >> 20, value);
+                "heapscope: --%s wants a size %s %s%s%s, in bytes or with K, M, G or T "
+                "(512M, 2G), not '%s'\n",
+                o->name, o->hi ? "from" : "of at least", lo, o->hi ? " to " : "",
+                o->hi ? hi : "", value);
         return 2;
     }
-    *AT(p, o, uint64_t) = (uint64_t)v << shift;
+    *AT(p, o, uint64_t) = v;
     return 0;
 }
 
@@ -150,6 +135,24 @@ const cli_option cli_option_table[] = {
      ".I MS\n"
      "milliseconds while an answer is due (default 30000). Connecting waits at\n"
      "most 5 seconds or this long, whichever is shorter.\n"},
+    {"max-answer", 0, "SIZE", false, CLI_ON(EXPLORER) | CLI_ON_BATCH, set_size,
+     FIELD(max_answer), 1L << 20, 1L << 40, 0,
+     "largest answer taken from the debuggee, e.g. 512M or 2G (default: a quarter of the "
+     "memory, from 256M to 16G)",
+     "The largest answer heapscope takes from the debuggee, in bytes or with a\n"
+     ".BR K ,\n"
+     ".BR M ,\n"
+     ".B G\n"
+     "or\n"
+     ".B T\n"
+     "suffix (powers of 1024):\n"
+     ".BR 512M ,\n"
+     ".BR 2G .\n"
+     "From 1M to 1T; the default is a quarter of the machine's physical memory,\n"
+     "but at least 256M and at most 16G. The biggest answer is the heap's blocks,\n"
+     "which come in one: about the size of the heap. An answer over the cap stops\n"
+     "the command with an error naming the answer's size, the cap and this\n"
+     "option, and the debuggee is resumed as after any other error.\n"},
     {"leave-paused", 0, NULL, false, SESSION, set_flag, FIELD(leave_paused), 0, 0, 0,
      "do not resume the debuggee when done (by default it is resumed, unless it was already "
      "paused)",

@@ -33,6 +33,9 @@ static bool show_fetch_progress(void *ctx, uint32_t cmd, uint64_t bytes) {
 void cli_wire_options(const cli_common *common, wire_options *opts) {
     wire_options_with_timeout(opts, common->timeout_ms);
     opts->wait = wait_unless_signalled;
+    if (common->max_answer)
+        opts->max_response = common->max_answer;
+    opts->max_response_option = "--max-answer";
     if (isatty(STDERR_FILENO))
         opts->progress = show_fetch_progress;
 }

@@ -250,6 +250,7 @@ int tui_run(const tui_options *opts) {
         return 1;
     }
     app->opts = *opts;
+    app->sess.max_answer = opts->max_answer;
     if (app->opts.timeout_ms <= 0)
         app->opts.timeout_ms = 30000;
     hs_error theme_err = {0};

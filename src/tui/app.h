@@ -45,6 +45,7 @@ typedef struct tui_session {
                                 ours has: a signal resumes it on the way out */
     wire_version version;
     bool have_version;
+    uint64_t max_answer;     /* --max-answer, 0 = the wire default */
 } tui_session;
 
 /* Connects, asks the debuggee's version and whether it is paused. Unlike

@@ -67,6 +67,9 @@ hs_status tui_session_connect(tui_session *s, const char *target, int timeout_ms
         return open_file(s, err);
     wire_options o;
     wire_options_with_timeout(&o, timeout_ms);
+    if (s->max_answer)
+        o.max_response = s->max_answer;
+    o.max_response_option = "--max-answer";
     o.progress = on_wire_progress;
     o.wait = on_wire_wait;
     hs_status st = wire_connect(s->target, &o, &s->conn, err);

@@ -19,15 +19,24 @@
 
 #define DEFAULT_CONNECT_TIMEOUT_MS 5000
 #define DEFAULT_IO_TIMEOUT_MS 30000
-#define DEFAULT_MAX_RESPONSE (UINT64_C(16) << 30)
+#define MIN_DEFAULT_MAX_RESPONSE (UINT64_C(256) << 20)
+#define MAX_DEFAULT_MAX_RESPONSE (UINT64_C(16) << 30)
 /* How often a Unix connect is retried while the stub's backlog is full. */
 #define BUSY_RETRY_MS 20
+
+uint64_t wire_default_max_response(void) {
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    uint64_t quarter = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page / 4 : 0;
+    return quarter < MIN_DEFAULT_MAX_RESPONSE   ? MIN_DEFAULT_MAX_RESPONSE
+           : quarter > MAX_DEFAULT_MAX_RESPONSE ? MAX_DEFAULT_MAX_RESPONSE
+                                                : quarter;
+}
 
 void wire_options_default(wire_options *o) {
     *o = (wire_options){
         .connect_timeout_ms = DEFAULT_CONNECT_TIMEOUT_MS,
         .io_timeout_ms = DEFAULT_IO_TIMEOUT_MS,
-        .max_response = DEFAULT_MAX_RESPONSE,
+        .max_response = wire_default_max_response(),
     };
 }
 

@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "heapscope/size.h"
 #include "wire_internal.h"
 
 /* State of one call. */
@@ -236,6 +237,23 @@ static hs_status stub_error(call *x, uint16_t code) {
     return hs_fail(x->err, wire_status_to_hs(code), "%s: %s", x->name, what);
 }
 
+/* An answer that would pass `limit` with its next frame. When the limit is
+ * the connection's cap (not the command's own), say how to raise it. */
+static hs_status too_large(call *x, uint64_t limit, size_t got, uint32_t frame) {
+    char cap[32], size[32];
+    hs_size_format(limit, cap, sizeof cap);
+    hs_size_format(got + (uint64_t)frame, size, sizeof size);
+    const char *option = x->c->opts.max_response_option;
+    if (limit != x->c->opts.max_response || !option)
+        return hs_fail(x->err, HS_ERR_TOO_LARGE,
+                       "%s: the answer would exceed %llu bytes (a frame of %u bytes after %zu)",
+                       x->name, (unsigned long long)limit, frame, got);
+    return hs_fail(x->err, HS_ERR_TOO_LARGE,
+                   "%s: the answer is at least %s, over the %s cap on one answer (%s SIZE "
+                   "raises it)",
+                   x->name, size, cap, option);
+}
+
 static hs_status reassemble(call *x, uint64_t limit, wire_buf *body) {
     wire_conn *c = x->c;
     for (;;) {
@@ -253,10 +271,7 @@ static hs_status reassemble(call *x, uint64_t limit, wire_buf *body) {
         if (status == WIRE_STATUS_OKAY || status == WIRE_STATUS_OKAY_CONTINUES) {
             /* Checked before reading: the length is the peer's claim. */
             if (blen > limit - body->len)
-                return hs_fail(x->err, HS_ERR_TOO_LARGE,
-                               "%s: the answer would exceed %llu bytes (a frame of %u bytes "
-                               "after %zu)",
-                               x->name, (unsigned long long)limit, blen, body->len);
+                return too_large(x, limit, body->len, blen);
             hs_status st = read_body(x, body, blen);
             if (st != HS_OK)
                 return st;

@@ -3,12 +3,13 @@ synthetic debuggee alters chosen answers (tests/common/hostile_stub.py).
 Run by meson test, also under ASan/UBSan by tests/run."""
 import json
 import os
+import struct
 import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "common"))
-from test_cli import Debuggee, run  # noqa: E402
+from test_cli import Debuggee, raw_status, run  # noqa: E402
 import hostile_stub as hs  # noqa: E402
 
 SMALL = ("--closures", "3000", "--seed", "3")
@@ -87,6 +88,50 @@ class FarBlock(HostileCase):
         self.assertNoSanitizerReport(r)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertGreater(json.loads(r.stdout)["count"], 0)
+
+
+class AnswerCap(HostileCase):
+    """--max-answer: the cap on one answer, and the way out when it is hit."""
+
+    ARGS = ("--closures", "60000", "--seed", "3")
+
+    def assertRunning(self):
+        # RESUME on a running debuggee is refused with NOT_PAUSED
+        self.assertEqual(raw_status(self.debuggee.socket, hs.RESUME), hs.NOT_PAUSED)
+
+    def test_over_the_cap_names_size_cap_and_option_and_resumes(self):
+        r = run("census", self.debuggee.socket, "--max-answer", "1M")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertRegex(r.stderr, r"^heapscope: .*ALL_BLOCKS: the answer is at least "
+                         r"[0-9.]+ MiB, over the 1 MiB cap on one answer "
+                         r"\(--max-answer SIZE raises it\)\n$")
+        self.assertRunning()
+        r = run("census", self.debuggee.socket, "--max-answer", "64M", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertGreater(json.loads(r.stdout)["total_count"], 50000)
+
+    def test_a_claimed_4_gib_frame_is_refused_before_it_is_read(self):
+        def huge_blocks(req):
+            if req.cmd == hs.ALL_BLOCKS:  # a frame header, and then nothing
+                return hs.Raw(struct.pack(">IH", 0xFFFFFFFF, hs.CONTINUES))
+            return None
+        r, stub = self.through(huge_blocks, "find", "TARGET", "--max-answer", "1G")
+        self.assertNoSanitizerReport(r)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("at least 4 GiB, over the 1 GiB cap", r.stderr)
+        self.assertIn("--max-answer", r.stderr)
+        cmds = stub.commands()
+        self.assertIn(hs.RESUME, cmds[cmds.index(hs.ALL_BLOCKS):], "resumed after the error")
+        self.assertRunning()
+
+    def test_bad_sizes_are_usage_errors(self):
+        for bad in ("", "12X", "1.5G", "512K", "2T", "-1M"):
+            r = run("census", self.debuggee.socket, "--max-answer", bad)
+            self.assertEqual(r.returncode, 2, bad)
+            self.assertEqual(r.stderr.count("\n"), 1, r.stderr)
+            self.assertIn("--max-answer wants a size from 1 MiB to 1 TiB", r.stderr)
+        r = run("--max-answer", "512M", "info", self.debuggee.socket)
+        self.assertEqual(r.returncode, 0, r.stderr)
 
 
 if __name__ == "__main__":

@@ -329,7 +329,13 @@ Test(wire_connect, default_options) {
     wire_options_default(&o);
     cr_assert_eq(o.connect_timeout_ms, 5000);
     cr_assert_eq(o.io_timeout_ms, 30000);
-    cr_assert_eq(o.max_response, UINT64_C(16) << 30);
+    cr_assert_eq(o.max_response, wire_default_max_response());
+    cr_assert_geq(o.max_response, UINT64_C(256) << 20);
+    cr_assert_leq(o.max_response, UINT64_C(16) << 30);
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    uint64_t quarter = (uint64_t)pages * (uint64_t)page / 4;
+    if (quarter >= UINT64_C(256) << 20 && quarter <= UINT64_C(16) << 30)
+        cr_assert_eq(o.max_response, quarter, "a quarter of the physical memory");
     cr_assert_null(o.progress);
 }
 

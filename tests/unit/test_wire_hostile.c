@@ -139,6 +139,28 @@ Test(wire_hostile, max_body_of_wire_call_and_max_response) {
     bytes_free(&b);
 }
 
+/* Over the connection's cap, the message says how big the answer got, the
+ * cap, and the option that raises it. */
+Test(wire_hostile, max_response_names_size_cap_and_option) {
+    wire_options o = {.max_response = 1000, .max_response_option = "--max-answer"};
+    bytes b = {0};
+    uint8_t junk[600] = {0};
+    bytes_frame(&b, WIRE_STATUS_OKAY_CONTINUES, junk, 600);
+    bytes_frame(&b, WIRE_STATUS_OKAY_CONTINUES, junk, 600);
+    bytes_frame(&b, WIRE_STATUS_OKAY, NULL, 0);
+    wire_peer p;
+    peer_init(&p);
+    peer_reply(&p, b.data, b.len, 0);
+    wire_conn *c = peer_start(&p, &o);
+    wire_block_list l;
+    hs_error err = {0};
+    cr_assert_eq(wire_all_blocks(c, &l, &err), HS_ERR_TOO_LARGE);
+    cr_assert_str_eq(err.message, "ALL_BLOCKS: the answer is at least 1.2 KiB, over the "
+                                  "1000 bytes cap on one answer (--max-answer SIZE raises it)");
+    finish(&p, c);
+    bytes_free(&b);
+}
+
 Test(wire_hostile, bogus_4gib_block_costs_little) {
     /* ALL_BLOCKS: a 4 GiB frame announced, a few bytes sent, hang-up. The
      * body buffer must stay small: the claim alone allocates nothing. */
