@@ -218,7 +218,8 @@ typedef struct heap_info {
 /* The decoded info table of an info pointer (fetched once, with its SRT and
  * constructor description). */
 hs_status heap_info_get(heap *h, uint64_t info_ptr, const heap_info **out, hs_error *err);
-/* True when the info table of info_ptr is already fetched. */
+/* True when the info table of info_ptr is already fetched (or known to be
+ * unreadable: heap_info_get then says why, and nothing is asked again). */
 bool heap_info_cached(const heap *h, uint64_t info_ptr);
 /* The info table of info_ptr if already fetched, else NULL (no request). */
 const heap_info *heap_info_lookup(const heap *h, uint64_t info_ptr);

@@ -63,24 +63,36 @@ uint32_t query_trail_depth(const query_trail *t);
  * and returns how many there are (so a short buffer can be resized). */
 size_t query_trail_path(const query_trail *t, uint64_t *out, size_t cap);
 
+/* Closures a query skipped because they could not be read: their bytes
+ * made no sense, or the debuggee (or snapshot) had no answer for them or
+ * for their info table. */
+typedef struct query_unreadable {
+    uint64_t count;
+    uint64_t first;                       /* the address of the first one */
+    char problem[HS_ERROR_MESSAGE_MAX];   /* why it could not be read */
+} query_unreadable;
+
+/* Counts an unreadable closure (the first one's address and problem kept). */
+void query_unreadable_add(query_unreadable *u, uint64_t addr, const char *problem);
+/* True when st is the failure of one closure, which a query skips and
+ * counts, rather than of the whole source (connection, memory, cancel). */
+bool query_unreadable_status(hs_status st);
+
 typedef struct query_traversal_stats {
     uint64_t visited;     /* closures visited */
     uint64_t bytes;       /* their sizes */
     uint32_t depth;       /* levels */
-    uint64_t undecodable; /* closures skipped: their bytes made no sense, or the
-                             source lacks what decoding them needs */
-    char first_problem[HS_ERROR_MESSAGE_MAX]; /* why the first one was skipped */
+    query_unreadable unreadable; /* closures skipped (neither visited nor their children) */
 } query_traversal_stats;
 
 /* Visits every closure reachable from starts (tagged or not) once,
  * breadth first, with a visited set of one bit per heap word (plus a
  * hash set for closures outside the blocks). No recursion. Each level's
  * unknown static closures and info tables are fetched in batches before
- * the level is decoded. A closure whose bytes make no sense (a protocol
- * error of its own) or whose source lacks what decoding it needs
- * (HEAP_UNAVAILABLE: a snapshot that did not record it) is counted in
- * stats->undecodable and skipped; any other failure (the connection,
- * memory) ends the traversal. */
+ * the level is decoded. A closure that cannot be read (its bytes make no
+ * sense, or the source has no answer for it: query_unreadable_status) is
+ * counted in stats->unreadable and skipped; any other failure (the
+ * connection, memory, a cancel) ends the traversal. */
 hs_status query_traverse(heap *h, const uint64_t *starts, size_t n_starts,
                          const query_traversal *t, query_traversal_stats *stats,
                          hs_error *err);
@@ -253,6 +265,7 @@ typedef struct query_census {
     size_t n_rows;
     uint64_t total_count;
     uint64_t total_bytes;
+    query_unreadable unreadable; /* closures left out: they could not be read */
 } query_census;
 
 /* Census of everything reachable from the GC roots. */

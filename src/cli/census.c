@@ -29,7 +29,9 @@ static void print_census(const query_census *c, const char *by, const cli_common
             printf(", \"count\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"max\": %" PRIu64 "}",
                    r->count, r->bytes, r->max);
         }
-        printf("%s]}\n", shown ? "\n" : "");
+        printf("%s], \"unreadable\": ", shown ? "\n" : "");
+        cli_json_unreadable(stdout, &c->unreadable);
+        puts("}");
         return;
     }
     printf("census by %s: %" PRIu64 " closures, %" PRIu64 " bytes\n", by, c->total_count,
@@ -40,6 +42,8 @@ static void print_census(const query_census *c, const char *by, const cli_common
                c->rows[i].count, c->rows[i].max, c->rows[i].key);
     if (shown < c->n_rows)
         printf("(%zu more rows; --top 0 shows all)\n", c->n_rows - shown);
+    fflush(stdout); /* the note on stderr comes after the output */
+    cli_note_unreadable(&c->unreadable);
 }
 
 int cli_census(const char *target, const cli_common *common) {

@@ -1,8 +1,11 @@
 #include "output.h"
 
+#include <inttypes.h>
 #include <string.h>
 
 #include "heapscope/interrupt.h"
+#include "heapscope/plural.h"
+#include "heapscope/query.h"
 
 void cli_json_string(FILE *out, const char *s) {
     fputc('"', out);
@@ -30,6 +33,25 @@ void cli_ghc_version_text(const wire_version *v, char *buf, size_t cap) {
 const char *cli_prof_mode_name(uint8_t mode) {
     static const char *const names[] = {"none", "profiled", "retainer", "ldv", "era", "other"};
     return mode < sizeof names / sizeof names[0] ? names[mode] : "invalid";
+}
+
+void cli_note_unreadable(const query_unreadable *u) {
+    if (u->count)
+        fprintf(stderr, "heapscope: %" PRIu64 " %s could not be read and %s left out (the "
+                        "first: %s)\n",
+                u->count, hs_plural(u->count, "closure", "closures"),
+                hs_plural(u->count, "was", "were"), u->problem);
+}
+
+void cli_json_unreadable(FILE *out, const query_unreadable *u) {
+    fprintf(out, "{\"count\": %" PRIu64 ", \"first\": ", u->count);
+    if (u->count) {
+        fprintf(out, "\"0x%" PRIx64 "\", \"problem\": ", u->first);
+        cli_json_string(out, u->problem);
+        fputc('}', out);
+    } else {
+        fputs("null, \"problem\": null}", out);
+    }
 }
 
 int cli_report(const hs_error *err) {

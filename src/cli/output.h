@@ -15,6 +15,14 @@ void cli_ghc_version_text(const wire_version *v, char *buf, size_t cap);
 /* "none", "profiled", "retainer", "ldv", "era", "other". */
 const char *cli_prof_mode_name(uint8_t mode);
 
+/* Closures a command skipped because they could not be read: as text, one
+ * line on stderr when there are any ("heapscope: 3 closures could not be
+ * read ..."); as JSON, the value of an "unreadable" key:
+ * {"count": N, "first": "0x..." or null, "problem": "..." or null}. */
+struct query_unreadable;
+void cli_note_unreadable(const struct query_unreadable *u);
+void cli_json_unreadable(FILE *out, const struct query_unreadable *u);
+
 /* Prints "heapscope: <message>" to stderr and returns 1. */
 int cli_report(const hs_error *err);
 

@@ -1,13 +1,25 @@
 /* heapscope roots TARGET: saved objects and GC roots, one closure each. */
+#include <inttypes.h>
 #include <stdio.h>
 
 #include "describe.h"
 #include "heapscope/cli.h"
 #include "output.h"
 
+/* A root that cannot be read is listed with why, counted, and skipped. */
+static void print_unreadable(uint64_t addr, const hs_error *why, bool json) {
+    if (json) {
+        printf("{\"address\": \"0x%" PRIx64 "\", \"unreadable\": ", addr);
+        cli_json_string(stdout, why->message);
+        putchar('}');
+    } else {
+        printf("  0x%" PRIx64 "  <could not be read: %s>\n", addr, why->message);
+    }
+}
+
 static hs_status print_set(cli_session *s, const cli_common *common, const char *title,
-                           const char *json_key, const wire_ptr_list *set, bool last,
-                           hs_error *err) {
+                           const char *json_key, const wire_ptr_list *set,
+                           query_unreadable *unreadable, hs_error *err) {
     heap_closure c = {0};
     hs_status st = heap_prefetch_statics(s->heap, set->items, set->count, err);
     if (common->json)
@@ -15,11 +27,22 @@ static hs_status print_set(cli_session *s, const cli_common *common, const char 
     else
         printf("%s (%zu)\n", title, set->count);
     for (size_t i = 0; st == HS_OK && i < set->count; i++) {
-        st = heap_decode(s->heap, set->items[i], &c, err);
-        if (st != HS_OK)
-            break;
-        if (common->json) {
+        if (common->json)
             printf(i ? ",\n    " : "\n    ");
+        uint64_t addr = wire_untag(set->items[i]);
+        hs_error why = {0};
+        st = heap_decode(s->heap, addr, &c, &why);
+        if (query_unreadable_status(st)) {
+            query_unreadable_add(unreadable, addr, why.message);
+            print_unreadable(addr, &why, common->json);
+            st = HS_OK;
+            continue;
+        }
+        if (st != HS_OK) {
+            *err = why;
+            break;
+        }
+        if (common->json) {
             st = cli_print_closure_json(stdout, s->heap, &c, err);
         } else {
             fputs("  ", stdout);
@@ -28,7 +51,7 @@ static hs_status print_set(cli_session *s, const cli_common *common, const char 
         }
     }
     if (common->json)
-        printf("%s]%s\n", set->count ? "\n  " : "", last ? "" : ",");
+        printf("%s],\n", set->count ? "\n  " : "");
     heap_closure_free(&c);
     return st;
 }
@@ -40,14 +63,21 @@ int cli_roots(const char *target, const cli_common *common) {
         return cli_report(&err);
     if (common->json)
         puts("{");
+    query_unreadable unreadable = {0};
     hs_status st = print_set(&s, common, "Saved objects", "saved_objects",
-                             heap_saved_objects(s.heap), false, &err);
+                             heap_saved_objects(s.heap), &unreadable, &err);
     if (st == HS_OK && !common->json)
         putchar('\n');
     if (st == HS_OK)
-        st = print_set(&s, common, "GC roots", "roots", heap_roots(s.heap), true, &err);
-    if (st == HS_OK && common->json)
-        puts("}");
+        st = print_set(&s, common, "GC roots", "roots", heap_roots(s.heap), &unreadable, &err);
+    if (st == HS_OK && common->json) {
+        fputs("  \"unreadable\": ", stdout);
+        cli_json_unreadable(stdout, &unreadable);
+        puts("\n}");
+    }
+    fflush(stdout);
+    if (st == HS_OK && !common->json)
+        cli_note_unreadable(&unreadable);
     hs_error close_err = {0};
     hs_status cst = cli_session_close(&s, common, &close_err);
     if (st != HS_OK)

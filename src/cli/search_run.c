@@ -60,9 +60,12 @@ static void print_head(const query_filters *f, const cli_common *common,
 
 static void print_tail(const query_search_stats *st, const cli_common *common) {
     if (common->json) {
-        printf("%s], \"count\": %" PRIu64 ", \"limit_reached\": %s, \"visited\": %" PRIu64 "}\n",
+        printf("%s], \"count\": %" PRIu64 ", \"limit_reached\": %s, \"visited\": %" PRIu64
+               ", \"unreadable\": ",
                st->matches ? "\n" : "", st->matches, st->limit_reached ? "true" : "false",
                st->traversal.visited);
+        cli_json_unreadable(stdout, &st->traversal.unreadable);
+        puts("}");
         return;
     }
     printf("%" PRIu64 " %s", st->matches, hs_plural(st->matches, "match", "matches"));
@@ -70,6 +73,8 @@ static void print_tail(const query_search_stats *st, const cli_common *common) {
         printf(", stopped at the limit of %ld (--limit 0 shows all)", common->limit);
     printf("; %" PRIu64 " %s visited\n", st->traversal.visited,
            hs_plural(st->traversal.visited, "closure", "closures"));
+    fflush(stdout); /* the note on stderr comes after the output */
+    cli_note_unreadable(&st->traversal.unreadable);
 }
 
 int cli_run_search(const char *target, const cli_common *common, const cli_search_view *v) {

@@ -34,7 +34,7 @@ hs_status heap_foreach_info(const heap *h, heap_info_fn fn, void *ctx, hs_error 
     EACH(&h->infos, key, v) {
         const info_entry *e = v;
         heap_export_info x = {&e->pub, e->raw, e->raw_len};
-        if ((st = fn(ctx, &x, err)) != HS_OK)
+        if (!e->failed && (st = fn(ctx, &x, err)) != HS_OK)
             break;
     }
     return st;
@@ -46,7 +46,7 @@ hs_status heap_foreach_con_desc(const heap *h, heap_con_desc_fn fn, void *ctx, h
     hs_status st = HS_OK;
     EACH(&h->infos, key, v) {
         const info_entry *e = v;
-        if (hs_closure_type_is_constructor(e->pub.type) &&
+        if (!e->failed && hs_closure_type_is_constructor(e->pub.type) &&
             (st = fn(ctx, key, e->desc.raw, err)) != HS_OK)
             break;
     }
@@ -60,7 +60,7 @@ hs_status heap_foreach_source_info(const heap *h, heap_source_info_fn fn, void *
     hs_status st = HS_OK;
     EACH(&h->infos, key, v) {
         const info_entry *e = v;
-        if (e->pub.ipe_fetched && (st = fn(ctx, key, e->pub.ipe, err)) != HS_OK)
+        if (!e->failed && e->pub.ipe_fetched && (st = fn(ctx, key, e->pub.ipe, err)) != HS_OK)
             break;
     }
     return st;
@@ -72,7 +72,7 @@ hs_status heap_foreach_srt(const heap *h, heap_srt_fn fn, void *ctx, hs_error *e
     hs_status st = HS_OK;
     EACH(&h->infos, key, v) {
         const info_entry *e = v;
-        if (e->srt_asked && (st = fn(ctx, key, e->pub.srt, err)) != HS_OK)
+        if (!e->failed && e->srt_asked && (st = fn(ctx, key, e->pub.srt, err)) != HS_OK)
             break;
     }
     return st;
@@ -122,7 +122,7 @@ hs_status heap_foreach_static(const heap *h, heap_static_fn fn, void *ctx, hs_er
     hs_status st = HS_OK;
     EACH(&h->statics, key, v) {
         const heap_static_image *img = v;
-        if ((st = fn(ctx, key, img->bytes, img->len, err)) != HS_OK)
+        if (!img->refused && (st = fn(ctx, key, img->bytes, img->len, err)) != HS_OK)
             break;
     }
     return st;

@@ -175,6 +175,22 @@ const heap_block_range *heap_block_ranges(const heap *h, size_t *n) {
 
 uint64_t heap_block_words(const heap *h) { return h->words; }
 
+hs_status heap_fetch_split(heap *h, const uint64_t *keys, size_t n, heap_fetch_fn fetch,
+                           heap_refuse_fn refuse, hs_error *err) {
+    hs_error why = {0};
+    hs_status st = fetch(h, keys, n, &why);
+    if (st != HEAP_UNAVAILABLE) {
+        if (st != HS_OK && err)
+            *err = why;
+        return st;
+    }
+    if (n == 1)
+        return refuse(h, keys[0], &why, err);
+    size_t half = n / 2; /* depth log2(HEAP_MAX_BATCH): 16 */
+    st = heap_fetch_split(h, keys, half, fetch, refuse, err);
+    return st == HS_OK ? heap_fetch_split(h, keys + half, n - half, fetch, refuse, err) : st;
+}
+
 void heap_free_map_values(u64map *m) {
     for (size_t i = 0; i < m->cap; i++)
         if (m->keys[i])

@@ -5,9 +5,11 @@
 #include "heapscope/heap.h"
 #include "heapscope/u64map.h"
 
-/* A static closure's image, fetched with CLOSURES and kept for the pause. */
+/* A static closure's image, fetched with CLOSURES and kept for the pause;
+ * or, refused, the source's reason (NUL-terminated in bytes, len 0). */
 typedef struct heap_static_image {
     size_t len;
+    bool refused;
     uint8_t bytes[];
 } heap_static_image;
 
@@ -73,7 +75,23 @@ typedef struct info_entry {
     uint8_t raw[40]; /* the info table's bytes as the source gave them */
     uint8_t raw_len;
     bool srt_asked; /* pub.srt is the source's answer */
+    /* Not an info table: the source had none for this pointer (or sent one
+     * that makes no sense). heap_info_get says why; lookups find nothing. */
+    hs_status failed;
+    char *why;
 } info_entry;
+
+/* Asks the source for the answers of n keys in one call; HEAP_UNAVAILABLE
+ * when it refuses the call. */
+typedef hs_status (*heap_fetch_fn)(heap *h, const uint64_t *keys, size_t n, hs_error *err);
+/* Records that the source has no answer for key, and why. */
+typedef hs_status (*heap_refuse_fn)(heap *h, uint64_t key, const hs_error *why, hs_error *err);
+/* Runs fetch over keys in as few calls as it can: a refused call of several
+ * keys is split in halves, down to single keys, which go to refuse. So one
+ * key the source has no answer for costs about 2 log2 n calls, not the
+ * whole batch (or the command). */
+hs_status heap_fetch_split(heap *h, const uint64_t *keys, size_t n, heap_fetch_fn fetch,
+                           heap_refuse_fn refuse, hs_error *err);
 
 /* Index of the block group holding addr, or -1. */
 long heap_find_group(const heap *h, uint64_t addr);

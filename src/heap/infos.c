@@ -59,6 +59,38 @@ static hs_status fetch_con_desc(heap *h, info_entry *e, hs_error *err) {
     return HS_OK;
 }
 
+/* Keeps e as the entry of ptr; e is freed on failure. */
+static hs_status keep(heap *h, uint64_t ptr, info_entry *e, hs_error *err) {
+    if (e && u64map_put(&h->infos, ptr, (uintptr_t)e))
+        return HS_OK;
+    if (e) {
+        wire_con_desc_free(&e->desc);
+        free(e->why);
+    }
+    free(e);
+    return hs_fail(err, HS_ERR_NOMEM, "out of memory");
+}
+
+/* An info pointer the source has no (sensible) info table for: every
+ * closure using it is unreadable, and it is not asked for again. */
+static hs_status keep_failure(heap *h, uint64_t ptr, const hs_error *why, hs_error *err) {
+    info_entry *e = calloc(1, sizeof *e);
+    if (e) {
+        e->pub.ptr = ptr;
+        e->failed = why->status ? why->status : HS_ERR_PROTOCOL;
+        e->why = strdup(why->message);
+    }
+    if (e && !e->why) {
+        free(e);
+        e = NULL;
+    }
+    return keep(h, ptr, e, err);
+}
+
+/* Info tables, then the SRTs of those that may have one, then constructor
+ * descriptions. A refusal of either batched request refuses the batch
+ * (heap_fetch_split then splits it); an info table that makes no sense
+ * fails only its own pointer. */
 static hs_status fetch_batch(heap *h, const uint64_t *ptrs, size_t n, hs_error *err) {
     heap_blobs blobs = {0};
     info_entry **made = calloc(n, sizeof *made);
@@ -76,27 +108,33 @@ static hs_status fetch_batch(heap *h, const uint64_t *ptrs, size_t n, hs_error *
             st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
             break;
         }
-        st = parse_info(h, ptrs[i], blobs.items[i], made[i], err);
-        if (st == HS_OK && may_have_srt(made[i]->pub.type) && made[i]->pub.srt_field != 0)
+        hs_error bad = {0};
+        if (parse_info(h, ptrs[i], blobs.items[i], made[i], &bad) != HS_OK) {
+            made[i]->failed = bad.status;
+            if (!(made[i]->why = strdup(bad.message)))
+                st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
+        } else if (may_have_srt(made[i]->pub.type) && made[i]->pub.srt_field != 0) {
             srt_ptrs[n_srt++] = ptrs[i];
-        if (st == HS_OK && hs_closure_type_is_constructor(made[i]->pub.type))
-            st = fetch_con_desc(h, made[i], err);
+        }
     }
     if (st == HS_OK && n_srt > 0)
         st = h->src.ops->srts(h->src.self, srt_ptrs, n_srt, srts, err);
+    for (size_t i = 0; st == HS_OK && i < n; i++)
+        if (!made[i]->failed && hs_closure_type_is_constructor(made[i]->pub.type))
+            st = fetch_con_desc(h, made[i], err);
     for (size_t i = 0, k = 0; st == HS_OK && i < n; i++) {
         if (k < n_srt && srt_ptrs[k] == ptrs[i]) {
             made[i]->pub.srt = wire_untag(srts[k++]);
             made[i]->srt_asked = true;
         }
-        if (!u64map_put(&h->infos, ptrs[i], (uintptr_t)made[i]))
-            st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
-        else
-            made[i] = NULL; /* owned by the map now */
+        st = keep(h, ptrs[i], made[i], err);
+        made[i] = NULL; /* owned by the map now, or freed */
     }
     for (size_t i = 0; made && i < n; i++) {
-        if (made[i])
+        if (made[i]) {
             wire_con_desc_free(&made[i]->desc);
+            free(made[i]->why);
+        }
         free(made[i]);
     }
     free(made);
@@ -106,22 +144,7 @@ static hs_status fetch_batch(heap *h, const uint64_t *ptrs, size_t n, hs_error *
     return st;
 }
 
-/* fetch_batch, and when the source refuses the batch (it has not all of
- * them), each alone: those it has not stay unknown, their closures fail
- * when decoded, unless `strict` asks for the refusal. */
-static hs_status fetch_some(heap *h, const uint64_t *ptrs, size_t n, bool strict,
-                            hs_error *err) {
-    hs_status st = fetch_batch(h, ptrs, n, err);
-    if (st == HEAP_UNAVAILABLE && n > 1) {
-        st = HS_OK;
-        for (size_t i = 0; i < n && (st == HS_OK || st == HEAP_UNAVAILABLE); i++)
-            st = fetch_batch(h, ptrs + i, 1, err);
-    }
-    return st == HEAP_UNAVAILABLE && !strict ? HS_OK : st;
-}
-
-static hs_status info_prefetch(heap *h, const uint64_t *ptrs, size_t n, bool strict,
-                               hs_error *err) {
+hs_status heap_info_prefetch(heap *h, const uint64_t *ptrs, size_t n, hs_error *err) {
     uint64_t *batch = malloc(HEAP_MAX_BATCH * sizeof *batch);
     if (!batch)
         return hs_fail(err, HS_ERR_NOMEM, "out of memory");
@@ -140,7 +163,7 @@ static hs_status info_prefetch(heap *h, const uint64_t *ptrs, size_t n, bool str
             batch[k++] = p;
         }
         if (k == HEAP_MAX_BATCH || (i == n && k > 0)) {
-            st = fetch_some(h, batch, k, strict, err);
+            st = heap_fetch_split(h, batch, k, fetch_batch, keep_failure, err);
             k = 0;
         }
     }
@@ -149,17 +172,14 @@ static hs_status info_prefetch(heap *h, const uint64_t *ptrs, size_t n, bool str
     return st;
 }
 
-hs_status heap_info_prefetch(heap *h, const uint64_t *ptrs, size_t n, hs_error *err) {
-    return info_prefetch(h, ptrs, n, false, err);
-}
-
 bool heap_info_cached(const heap *h, uint64_t info_ptr) {
     return u64map_find(&h->infos, info_ptr) != NULL;
 }
 
 const heap_info *heap_info_lookup(const heap *h, uint64_t info_ptr) {
     uint64_t *found = u64map_find(&h->infos, info_ptr);
-    return found ? (const heap_info *)(uintptr_t)*found : NULL;
+    const info_entry *e = found ? (const info_entry *)(uintptr_t)*found : NULL;
+    return e && !e->failed ? &e->pub : NULL;
 }
 
 hs_status heap_info_get(heap *h, uint64_t info_ptr, const heap_info **out, hs_error *err) {
@@ -167,7 +187,7 @@ hs_status heap_info_get(heap *h, uint64_t info_ptr, const heap_info **out, hs_er
     if (!found) {
         if (info_ptr == 0)
             return hs_fail(err, HS_ERR_PROTOCOL, "null info pointer");
-        hs_status st = info_prefetch(h, &info_ptr, 1, true, err);
+        hs_status st = heap_info_prefetch(h, &info_ptr, 1, err);
         if (st != HS_OK)
             return hs_fail_context(err, "info table 0x%llx", (unsigned long long)info_ptr);
         found = u64map_find(&h->infos, info_ptr);
@@ -175,7 +195,11 @@ hs_status heap_info_get(heap *h, uint64_t info_ptr, const heap_info **out, hs_er
             return hs_fail(err, HS_ERR_INTERNAL, "info table 0x%llx not kept",
                            (unsigned long long)info_ptr);
     }
-    *out = (const heap_info *)(uintptr_t)*found;
+    const info_entry *e = (const info_entry *)(uintptr_t)*found;
+    if (e->failed)
+        return hs_fail(err, e->failed, "info table 0x%llx: %s", (unsigned long long)info_ptr,
+                       e->why);
+    *out = &e->pub;
     return HS_OK;
 }
 
@@ -200,6 +224,7 @@ void heap_infos_free(heap *h) {
         info_entry *e = (info_entry *)(uintptr_t)h->infos.values[i];
         wire_con_desc_free(&e->desc);
         wire_source_info_free(&e->ipe);
+        free(e->why);
         free(e);
     }
     u64map_free(&h->infos);

@@ -4,7 +4,8 @@
  *
  * Whatever it hands out is at least one word long, so a caller may always
  * read the info pointer: a static image shorter than that (a hostile or
- * broken peer) is kept only to remember that the closure is unreadable. */
+ * broken peer), or one the source refused, is kept only to remember that
+ * the closure is unreadable. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,25 +14,48 @@
 
 #define INFO_POINTER_BYTES 8
 
-static hs_status keep_images(heap *h, const uint64_t *addrs, const heap_blobs *b, hs_error *err) {
-    if (b->count != 0 && !b->items)
-        return hs_fail(err, HS_ERR_INTERNAL, "the source answered no closure images");
-    for (size_t i = 0; i < b->count; i++) {
-        heap_static_image *img = malloc(sizeof *img + b->items[i].len);
-        if (!img)
-            return hs_fail(err, HS_ERR_NOMEM, "out of memory keeping static closures");
-        img->len = b->items[i].len;
-        memcpy(img->bytes, b->items[i].data, img->len);
-        uint64_t *old = u64map_find(&h->statics, addrs[i]);
-        if (old) {
-            free((void *)(uintptr_t)*old);
-            *old = (uintptr_t)img;
-        } else if (!u64map_put(&h->statics, addrs[i], (uintptr_t)img)) {
-            free(img);
-            return hs_fail(err, HS_ERR_NOMEM, "out of memory keeping static closures");
-        }
+/* Keeps img as the image of addr (replacing an older one). */
+static hs_status keep(heap *h, uint64_t addr, heap_static_image *img, hs_error *err) {
+    if (!img)
+        return hs_fail(err, HS_ERR_NOMEM, "out of memory keeping static closures");
+    uint64_t *old = u64map_find(&h->statics, addr);
+    if (old) {
+        free((void *)(uintptr_t)*old);
+        *old = (uintptr_t)img;
+    } else if (!u64map_put(&h->statics, addr, (uintptr_t)img)) {
+        free(img);
+        return hs_fail(err, HS_ERR_NOMEM, "out of memory keeping static closures");
     }
     return HS_OK;
+}
+
+static hs_status fetch_images(heap *h, const uint64_t *addrs, size_t n, hs_error *err) {
+    heap_blobs b = {0};
+    hs_status st = h->src.ops->closures(h->src.self, addrs, n, &b, err);
+    if (st == HS_OK && (b.count != n || (n != 0 && !b.items)))
+        st = hs_fail(err, HS_ERR_INTERNAL, "the source answered %zu closures for %zu", b.count, n);
+    for (size_t i = 0; st == HS_OK && i < n; i++) {
+        heap_static_image *img = malloc(sizeof *img + b.items[i].len);
+        if (img) {
+            *img = (heap_static_image){.len = b.items[i].len};
+            memcpy(img->bytes, b.items[i].data, img->len);
+        }
+        st = keep(h, addrs[i], img, err);
+    }
+    heap_blobs_free(&b);
+    return st;
+}
+
+/* The source has no image of addr: remembered with the reason, so the
+ * closure is unreadable (heap_memory says why) and not asked for again. */
+static hs_status refuse_image(heap *h, uint64_t addr, const hs_error *why, hs_error *err) {
+    size_t n = strlen(why->message) + 1;
+    heap_static_image *img = malloc(sizeof *img + n);
+    if (img) {
+        *img = (heap_static_image){.refused = true};
+        memcpy(img->bytes, why->message, n);
+    }
+    return keep(h, addr, img, err);
 }
 
 /* True when addr needs a CLOSURES request; loads the block group holding
@@ -50,30 +74,7 @@ static hs_status needs_fetch(heap *h, uint64_t addr, bool *out, hs_error *err) {
     return HS_OK;
 }
 
-/* One CLOSURES request for k addresses, kept. A source without some of
- * them refuses the batch; then each is asked alone and those it has not
- * stay unknown (the closure fails when read), unless `strict` asks for the
- * refusal. */
-static hs_status fetch_images(heap *h, const uint64_t *batch, size_t k, bool strict,
-                              hs_error *err) {
-    heap_blobs blobs = {0};
-    hs_status st = h->src.ops->closures(h->src.self, batch, k, &blobs, err);
-    if (st == HS_OK && blobs.count != k)
-        st = hs_fail(err, HS_ERR_INTERNAL, "the source answered %zu closures for %zu",
-                     blobs.count, k);
-    if (st == HS_OK)
-        st = keep_images(h, batch, &blobs, err);
-    heap_blobs_free(&blobs);
-    if (st == HEAP_UNAVAILABLE && k > 1) {
-        st = HS_OK;
-        for (size_t i = 0; i < k && (st == HS_OK || st == HEAP_UNAVAILABLE); i++)
-            st = fetch_images(h, batch + i, 1, false, err);
-    }
-    return st == HEAP_UNAVAILABLE && !strict ? HS_OK : st;
-}
-
-static hs_status prefetch_statics(heap *h, const uint64_t *addrs, size_t n, bool strict,
-                                  hs_error *err) {
+hs_status heap_prefetch_statics(heap *h, const uint64_t *addrs, size_t n, hs_error *err) {
     uint64_t *batch = malloc(HEAP_MAX_BATCH * sizeof *batch);
     if (!batch)
         return hs_fail(err, HS_ERR_NOMEM, "out of memory");
@@ -95,17 +96,13 @@ static hs_status prefetch_statics(heap *h, const uint64_t *addrs, size_t n, bool
             batch[k++] = a;
         }
         if (k == HEAP_MAX_BATCH || (i == n && k > 0)) {
-            st = fetch_images(h, batch, k, strict, err);
+            st = heap_fetch_split(h, batch, k, fetch_images, refuse_image, err);
             k = 0;
         }
     }
     u64map_free(&pending);
     free(batch);
     return st;
-}
-
-hs_status heap_prefetch_statics(heap *h, const uint64_t *addrs, size_t n, hs_error *err) {
-    return prefetch_statics(h, addrs, n, false, err);
 }
 
 const uint8_t *heap_memory_cached(const heap *h, uint64_t addr, size_t *len) {
@@ -137,17 +134,21 @@ hs_status heap_memory(heap *h, uint64_t addr, const uint8_t **bytes, size_t *len
     *bytes = heap_memory_cached(h, addr, len);
     if (*bytes)
         return HS_OK;
-    if (prefetch_statics(h, &addr, 1, true, err) != HS_OK)
+    if (heap_prefetch_statics(h, &addr, 1, err) != HS_OK)
         return hs_fail_context(err, "closure 0x%llx", (unsigned long long)addr);
     *bytes = heap_memory_cached(h, addr, len);
     if (*bytes)
         return HS_OK;
-    uint64_t *img = u64map_find(&h->statics, addr);
+    uint64_t *found = u64map_find(&h->statics, addr);
+    const heap_static_image *img = found ? (const heap_static_image *)(uintptr_t)*found : NULL;
+    if (img && img->refused)
+        return hs_fail(err, HEAP_UNAVAILABLE, "closure 0x%llx: %s", (unsigned long long)addr,
+                       (const char *)img->bytes);
     if (img)
         return hs_fail(err, HS_ERR_PROTOCOL,
                        "closure 0x%llx: the debuggee sent %zu bytes for it, fewer than an info "
                        "pointer",
-                       (unsigned long long)addr, ((const heap_static_image *)(uintptr_t)*img)->len);
+                       (unsigned long long)addr, img->len);
     return hs_fail(err, HS_ERR_INTERNAL, "closure 0x%llx was fetched but not kept",
                    (unsigned long long)addr);
 }

@@ -155,13 +155,16 @@ hs_status query_census_run(heap *h, query_census_by by, const query_traversal *p
         t.progress_ctx = progress_only->progress_ctx;
     }
     const wire_ptr_list *roots = heap_roots(h);
-    hs_status st = query_traverse(h, roots->items, roots->count, &t, NULL, err);
+    query_traversal_stats stats;
+    hs_status st = query_traverse(h, roots->items, roots->count, &t, &stats, err);
     if (st == HS_OK && cx.failed)
         st = hs_fail(err, HS_ERR_NOMEM, "out of memory counting the census");
     if (st == HS_OK)
         st = make_rows(h, &cx, out, err);
     if (st != HS_OK)
         query_census_free(out);
+    else
+        out->unreadable = stats.unreadable;
     u64map_free(&cx.index);
     free(cx.groups);
     return st;

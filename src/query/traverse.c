@@ -306,16 +306,15 @@ static hs_status queue_start(walk *w, uint64_t addr, hs_error *err) {
 }
 
 /* Decodes the closure at queue position id (address addr), shows it to
- * the visitor and queues its new children. A closure that makes no sense is counted and
- * skipped. */
+ * the visitor and queues its new children. A closure that cannot be read
+ * is counted and skipped. */
 static hs_status visit_one(walk *w, uint32_t id, uint64_t addr, const uint8_t *bytes, size_t len,
                            const heap_info *info, bool want, uint32_t depth, hs_error *err) {
     hs_error problem; /* written only on failure: zeroing 516 bytes per closure costs */
     hs_status st = info ? heap_decode_known(w->h, addr, bytes, len, info, &w->c, &problem)
                         : heap_decode(w->h, addr, &w->c, &problem);
-    if (st == HS_ERR_PROTOCOL || st == HEAP_UNAVAILABLE) { /* a source without its data */
-        if (w->stats->undecodable++ == 0)
-            memcpy(w->stats->first_problem, problem.message, sizeof problem.message);
+    if (query_unreadable_status(st)) {
+        query_unreadable_add(&w->stats->unreadable, addr, problem.message);
         return HS_OK;
     }
     if (st != HS_OK) {

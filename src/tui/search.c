@@ -336,8 +336,16 @@ void tui_search_run(tui_app *app, const char *title) {
     snprintf(max, sizeof max, "%s", tui_term_caps_get()->utf8 ? "∞" : "inf");
     if (ex->limit)
         snprintf(max, sizeof max, "%" PRIu64, ex->limit);
+    /* closures skipped because they could not be read: said after the result */
+    const query_unreadable *u = &stats.traversal.unreadable;
+    char skipped[HS_ERROR_MESSAGE_MAX + 96] = "";
+    if (!cancelled && u->count)
+        snprintf(skipped, sizeof skipped, "; %" PRIu64 " %s could not be read (0x%" PRIx64 ": %s)",
+                 u->count, hs_plural(u->count, "closure", "closures"), u->first, u->problem);
     snprintf(v->summary, sizeof v->summary, "%zu items/%s max%s", v->n_matches, max,
-             cancelled ? ", cancelled" : x.out_of_memory ? ", out of memory" : "");
+             cancelled ? ", cancelled" : x.out_of_memory ? ", out of memory"
+                                       : u->count    ? ", some unreadable"
+                                                     : "");
     tui_explorer_push(app, v);
     v->sel = 0;
     if (cancelled)
@@ -349,11 +357,11 @@ void tui_search_run(tui_app *app, const char *title) {
                         "a closure-name filter cannot match (build the program with "
                         "-finfo-table-map)");
     else if (v->n_matches == 0)
-        tui_app_message(app, TUI_ROLE_INFO, "nothing matched (%" PRIu64 " %s visited)",
+        tui_app_message(app, TUI_ROLE_INFO, "nothing matched (%" PRIu64 " %s visited)%s",
                         stats.traversal.visited,
-                        hs_plural(stats.traversal.visited, "closure", "closures"));
+                        hs_plural(stats.traversal.visited, "closure", "closures"), skipped);
     else
-        tui_app_message(app, TUI_ROLE_INFO, "%zu %s%s; Enter opens a path", v->n_matches,
+        tui_app_message(app, TUI_ROLE_INFO, "%zu %s%s; Enter opens a path%s", v->n_matches,
                         hs_plural(v->n_matches, "match", "matches"),
-                        stats.limit_reached ? " (the search limit)" : "");
+                        stats.limit_reached ? " (the search limit)" : "", skipped);
 }

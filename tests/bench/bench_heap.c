@@ -74,8 +74,9 @@ int main(int argc, char **argv) {
     printf("wall (fetch+index+census): %.3f s\n", t_fetch + t_index + t_census);
     printf("peak RSS:           %.1f MB = %.2f x the heap served\n", rss,
            rss * 1024 * 1024 / (double)served);
-    if (ts.undecodable)
-        printf("undecodable closures: %" PRIu64 " (first: %s)\n", ts.undecodable, ts.first_problem);
+    if (ts.unreadable.count)
+        printf("unreadable closures: %" PRIu64 " (first: %s)\n", ts.unreadable.count,
+               ts.unreadable.problem);
     query_census_free(&census);
     rc = 0;
 out:

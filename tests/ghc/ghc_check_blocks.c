@@ -207,8 +207,8 @@ static void one_round(ghc_ctx *x, heap *h, int round) {
                  round, heap_block_count(h), (unsigned long long)heap_block_bytes(h),
                  (unsigned long long)stats.visited, s.in_heap.count,
                  (unsigned long long)s.statics, (unsigned long long)s.misses);
-        CHECK(x, stats.undecodable == 0, "%llu closures undecodable, first: %s",
-              (unsigned long long)stats.undecodable, stats.first_problem);
+        CHECK(x, stats.unreadable.count == 0, "%llu closures unreadable, first: %s",
+              (unsigned long long)stats.unreadable.count, stats.unreadable.problem);
         CHECK(x, s.misses == 0, "%llu heap closures lie in no block, first 0x%llx",
               (unsigned long long)s.misses, (unsigned long long)s.first_miss);
         CHECK(x, stats.visited > 2 * BIG_LIST_CELLS, "only %llu closures reached",
@@ -297,7 +297,7 @@ void check_list(ghc_ctx *x) {
         CHECK(x, w.others == 1, "%llu other closures, want just []",
               (unsigned long long)w.others);
         CHECK(x, w.stats.depth >= BIG_LIST_CELLS, "only %u levels", w.stats.depth);
-        CHECK(x, w.stats.undecodable == 0, "undecodable: %s", w.stats.first_problem);
+        CHECK(x, w.stats.unreadable.count == 0, "unreadable: %s", w.stats.unreadable.problem);
     }
     ghc_close_and_resume(x, h);
 }

@@ -79,7 +79,7 @@ void check_profiled(ghc_ctx *x) {
         CHECK(x, w.no_ccs == 0, "%llu heap closures without a cost-centre stack",
               (unsigned long long)w.no_ccs);
         CHECK(x, w.misses == 0, "%llu heap closures in no block", (unsigned long long)w.misses);
-        CHECK(x, stats.undecodable == 0, "undecodable: %s", stats.first_problem);
+        CHECK(x, stats.unreadable.count == 0, "unreadable: %s", stats.unreadable.problem);
     }
     query_census census;
     if (ghc_ok(x, query_census_run(h, QUERY_CENSUS_BY_CONSTRUCTOR, NULL, &census, &err), &err,

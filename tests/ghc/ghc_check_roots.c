@@ -151,7 +151,7 @@ static void check_bitmaps(ghc_ctx *x, heap *h) {
     CHECK(x, m.stack == 1, "%llu StackMarker reached, want 1", (unsigned long long)m.stack);
     CHECK(x, m.big_frame == 1, "%llu BigFrameMarker reached, want 1",
           (unsigned long long)m.big_frame);
-    CHECK(x, stats.undecodable == 0, "undecodable: %s", stats.first_problem);
+    CHECK(x, stats.unreadable.count == 0, "unreadable: %s", stats.unreadable.problem);
 }
 
 /* The stub's STACK_BITMAP answer for each frame of the threads' stacks.

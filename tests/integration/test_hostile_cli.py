@@ -5,6 +5,7 @@ import json
 import os
 import struct
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -13,6 +14,13 @@ from test_cli import Debuggee, raw_status, run  # noqa: E402
 import hostile_stub as hs  # noqa: E402
 
 SMALL = ("--closures", "3000", "--seed", "3")
+CACHE = tempfile.TemporaryDirectory()
+
+
+def setUpModule():
+    # answers cached by an earlier run would never reach the stub: every run
+    # through it says --no-cache, and nothing lands in the user's cache
+    os.environ["XDG_CACHE_HOME"] = CACHE.name
 
 
 class HostileCase(unittest.TestCase):
@@ -32,7 +40,7 @@ class HostileCase(unittest.TestCase):
         """Runs heapscope ARGS on the hostile stub; returns (result, stub)."""
         with hs.HostileStub(self.debuggee.socket, rule) as stub:
             args = [a.replace("TARGET", stub.socket) for a in args]
-            r = run(*args)
+            r = run(*args, "--no-cache")
         return r, stub
 
     def assertNoSanitizerReport(self, r):
@@ -60,6 +68,119 @@ class ShortStaticClosure(HostileCase):
                     self.assertNotEqual(p & 0xFFFFFFFF, 0x41414141, hex(p))
         self.assertIn(hs.CLOSURES, stub.commands())
         self.assertEqual(stub.commands()[-1], hs.RESUME)
+        u = json.loads(r.stdout)["unreadable"]
+        self.assertGreaterEqual(u["count"], 1)
+        self.assertIn("the debuggee sent 4 bytes for it, fewer than an info pointer",
+                      u["problem"])
+
+
+class Unreadable(HostileCase):
+    """Closures the debuggee will not give: skipped, counted, the command finishes."""
+
+    def refuse_one(self, cmd, reply=None):
+        """A rule refusing (or answering `reply` for) requests of cmd that hold
+        one chosen pointer: the middle one of the first such request."""
+        chosen = []
+
+        def rule(req):
+            if req.cmd != cmd:
+                return None
+            ptrs = req.ptrs()
+            if not chosen:
+                chosen.append(ptrs[len(ptrs) // 2])
+            if chosen[0] not in ptrs:
+                return None
+            if reply is None:
+                return hs.BAD_COMMAND, b""
+            status, body = req.forward()
+            records, at = [], 0
+            for _ in ptrs:  # the answer's records, the chosen one replaced
+                (n,) = struct.unpack(">I", body[at:at + 4])
+                records.append(body[at + 4:at + 4 + n])
+                at += 4 + n
+            records[ptrs.index(chosen[0])] = reply
+            return status, hs.blobs(records)
+        return rule, chosen
+
+    def census(self, rule, *more):
+        r, stub = self.through(rule, "census", "TARGET", "--json", *more)
+        self.assertNoSanitizerReport(r)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return json.loads(r.stdout), stub
+
+    def plain_census(self):
+        r = run("census", self.debuggee.socket, "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return json.loads(r.stdout)
+
+    def test_refused_static_closure(self):
+        plain = self.plain_census()
+        self.assertEqual(plain["unreadable"], {"count": 0, "first": None, "problem": None})
+        _, plain_stub = self.census(lambda req: None)
+        rule, chosen = self.refuse_one(hs.CLOSURES)
+        got, stub = self.census(rule)
+        u = got["unreadable"]
+        self.assertEqual(u["count"], 1)
+        self.assertEqual(u["first"], hex(chosen[0]))
+        self.assertIn("refused", u["problem"])
+        self.assertLess(got["total_count"], plain["total_count"])
+        self.assertGreater(got["total_count"], plain["total_count"] * 0.9)
+        # the batch holding it was split in halves, not given up on
+        extra = stub.commands().count(hs.CLOSURES) - plain_stub.commands().count(hs.CLOSURES)
+        self.assertLessEqual(extra, 2 * 16)
+
+    def test_text_commands_say_it_once_on_stderr(self):
+        for args in (("census", "TARGET"), ("find", "TARGET", "--type", "TSO"),
+                     ("retainers", "TARGET", "--type", "TSO", "--limit", "0")):
+            rule, chosen = self.refuse_one(hs.CLOSURES)
+            r, _ = self.through(rule, *args)
+            self.assertNoSanitizerReport(r)
+            self.assertEqual(r.returncode, 0, (args, r.stderr))
+            self.assertRegex(r.stderr, r"^heapscope: 1 closure could not be read and was left "
+                             r"out \(the first: closure %s: .*refused.*\)\n$" % hex(chosen[0]),
+                             args)
+
+    def test_json_of_searches(self):
+        for args in (("find", "TARGET", "--type", "TSO"),
+                     ("retainers", "TARGET", "--type", "TSO")):
+            rule, chosen = self.refuse_one(hs.CLOSURES)
+            r, _ = self.through(rule, *args, "--json")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            doc = json.loads(r.stdout)
+            self.assertEqual(doc["unreadable"]["count"], 1, args)
+            self.assertEqual(doc["unreadable"]["first"], hex(chosen[0]))
+            self.assertGreater(doc["count"], 0)
+
+    def test_roots_list_an_unreadable_root(self):
+        # the first info table asked for is the first root's
+        rule, chosen = self.refuse_one(hs.INFO_TABLES)
+        r, _ = self.through(rule, "roots", "TARGET")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout, r"\n  0x[0-9a-f]+  <could not be read: .*info table %s"
+                         % hex(chosen[0]))
+        self.assertRegex(r.stderr, r"^heapscope: [0-9]+ closures? could not be read")
+        r, _ = self.through(rule, "roots", "TARGET", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        doc = json.loads(r.stdout)
+        listed = [c for c in doc["saved_objects"] + doc["roots"] if "unreadable" in c]
+        self.assertEqual(len(listed), doc["unreadable"]["count"])
+        self.assertGreater(len(listed), 0)
+        self.assertEqual(listed[0]["address"], doc["unreadable"]["first"])
+
+    def test_refused_info_table(self):
+        plain = self.plain_census()
+        rule, chosen = self.refuse_one(hs.INFO_TABLES)
+        got, _ = self.census(rule)
+        self.assertGreaterEqual(got["unreadable"]["count"], 1)
+        self.assertIn("info table %s" % hex(chosen[0]), got["unreadable"]["problem"])
+        self.assertEqual(got["total_count"] + got["unreadable"]["count"] <= plain["total_count"],
+                         True)
+
+    def test_info_table_of_the_wrong_size(self):
+        rule, chosen = self.refuse_one(hs.INFO_TABLES, reply=b"\x01" * 12)
+        got, _ = self.census(rule)
+        self.assertGreaterEqual(got["unreadable"]["count"], 1)
+        self.assertIn("12 bytes, expected 16", got["unreadable"]["problem"])
 
 
 class FarBlock(HostileCase):

@@ -148,9 +148,9 @@ Test(heap_store, position_split) {
 }
 
 /* A source that lacks some of a batch (a ghc-debug snapshot records only
- * what its traversal asked) refuses the batch: the heap then asks each
- * alone, keeps what it gets, and only the closures needing the rest fail,
- * each with the source's reason. */
+ * what its traversal asked) refuses the batch: the heap then splits it,
+ * keeps what it gets, and only the closures needing the rest fail, each
+ * with the source's reason, which is remembered (not asked for again). */
 Test(heap_store, batches_survive_missing_answers) {
     ht t;
     ht_init(&t, false);
@@ -163,18 +163,46 @@ Test(heap_store, batches_survive_missing_answers) {
     const uint64_t infos[3] = {known, unknown, other};
     cr_assert_eq(heap_info_prefetch(t.h, infos, 3, &t.err), HS_OK, "%s", t.err.message);
     cr_assert(heap_info_cached(t.h, known) && heap_info_cached(t.h, other));
-    cr_assert_not(heap_info_cached(t.h, unknown));
+    cr_assert_not_null(heap_info_lookup(t.h, known));
+    cr_assert_null(heap_info_lookup(t.h, unknown));
+    unsigned asked = fake_counts_of(t.f)->info_tables;
     const heap_info *info;
     cr_assert_eq(heap_info_get(t.h, unknown, &info, &t.err), HEAP_UNAVAILABLE);
     cr_assert(strstr(t.err.message, "no info table"), "%s", t.err.message);
+    cr_assert(strstr(t.err.message, "0x4f9e28"), "%s", t.err.message);
+    cr_assert_eq(fake_counts_of(t.f)->info_tables, asked, "the refusal is remembered");
 
     const uint64_t addrs[3] = {STATIC, UINT64_C(0x4c9000), STATIC + 0x100};
     cr_assert_eq(heap_prefetch_statics(t.h, addrs, 3, &t.err), HS_OK, "%s", t.err.message);
     size_t len;
     cr_assert_not_null(heap_memory_cached(t.h, STATIC, &len));
     cr_assert_not_null(heap_memory_cached(t.h, STATIC + 0x100, &len));
+    cr_assert_null(heap_memory_cached(t.h, UINT64_C(0x4c9000), &len));
+    asked = fake_counts_of(t.f)->closures;
     const uint8_t *bytes;
     cr_assert_eq(heap_memory(t.h, UINT64_C(0x4c9000), &bytes, &len, &t.err), HEAP_UNAVAILABLE);
     cr_assert(strstr(t.err.message, "0x4c9000"), "%s", t.err.message);
+    cr_assert_eq(fake_counts_of(t.f)->closures, asked, "the refusal is remembered");
+    ht_fini(&t);
+}
+
+/* One key a source refuses among many costs a few requests (the batch is
+ * split in halves around it), not one per key. */
+Test(heap_store, a_refused_batch_is_split_in_halves) {
+    ht t;
+    ht_init(&t, false);
+    enum { N = 500 }; /* 8 bytes apart: all inside the 4 KiB static region */
+    uint64_t addrs[N];
+    for (size_t i = 0; i < N; i++)
+        addrs[i] = STATIC + 8 * i;
+    addrs[N / 3] = UINT64_C(0x4c9000); /* but this one */
+    ht_open(&t);
+    unsigned before = fake_counts_of(t.f)->closures;
+    cr_assert_eq(heap_prefetch_statics(t.h, addrs, N, &t.err), HS_OK, "%s", t.err.message);
+    unsigned asked = fake_counts_of(t.f)->closures - before;
+    cr_assert_leq(asked, 2 * 9 + 1, "%u requests for one refusal among %d", asked, N);
+    size_t len;
+    for (size_t i = 0; i < N; i++)
+        cr_assert_eq(heap_memory_cached(t.h, addrs[i], &len) != NULL, i != N / 3, "%zu", i);
     ht_fini(&t);
 }
