@@ -178,6 +178,39 @@ class RealHeap(unittest.TestCase):
         self.assertTrue(all(n == "Bin" for n in names[2:-1]), names)
 
 
+    def test_a_snapshot_prints_what_the_paused_program_prints(self):
+        # Paused first and left so: the live commands and the snapshot then
+        # read the same heap (the program collects garbage when it runs).
+        roots = self.heapscope_json("roots", "--leave-paused")
+        with tempfile.TemporaryDirectory(prefix="heapscope-snap-") as d:
+            path = os.path.join(d, "shapes.heapscope")
+            try:
+                r = run("snapshot", self.program.socket, "-o", path)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                holder = roots["saved_objects"][1]["address"]
+                commands = [("roots",), ("census", "--by", "type"),
+                            ("census", "--by", "constructor"), ("census", "--by", "source"),
+                            ("census", "--by", "era"), ("show", holder, "--depth", "3"),
+                            ("retainers", "--exact", "Leak", "--limit", "3"),
+                            ("find", "--type", "PAP", "--limit", "0"),
+                            ("find", "--type", "AP_STACK", "--limit", "0")]
+                for command in commands:
+                    for fmt in ((), ("--json",)):
+                        args = (command[0], self.program.socket) + command[1:] + fmt
+                        live = run(*args)
+                        saved = run(*(command[0], path) + command[1:] + fmt)
+                        self.assertEqual(saved.returncode, live.returncode, saved.stderr)
+                        self.assertEqual(saved.stdout, live.stdout, " ".join(args))
+                        # live only: the note that the program stays paused
+                        note = "heapscope: %s was already paused; it is left paused\n" % \
+                            self.program.socket
+                        self.assertEqual(saved.stderr.replace(path, "TARGET"),
+                                         live.stderr.replace(note, "").replace(
+                                             self.program.socket, "TARGET"))
+            finally:
+                self.resume()
+
+
 class SocketDirectory(unittest.TestCase):
     def test_xdg_sockets_directory(self):
         program = Program(xdg=True)
