@@ -11,6 +11,7 @@
 #include "heapscope/interrupt.h"
 #include "heapscope/store.h"
 #include "output.h"
+#include "session_internal.h"
 
 /* Longest wait for the RESUME when leaving: a debuggee that does not
  * answer it must not keep heapscope from exiting for the whole timeout. */
@@ -61,23 +62,8 @@ bool cli_target_is_file(const char *target) {
     return stat(target, &sb) == 0 && !S_ISSOCK(sb.st_mode);
 }
 
-/* A ghc-debug snapshot: read whole, answered from memory. */
-static hs_status open_ghcdebug(const char *target, cli_session *s, hs_error *err) {
-    hs_status st = ghcdebug_file_open(target, &s->ghcdebug, err);
-    if (st == HS_OK)
-        st = heap_open(ghcdebug_file_source(s->ghcdebug), &s->heap, err);
-    if (st != HS_OK) {
-        ghcdebug_file_free(s->ghcdebug);
-        s->ghcdebug = NULL;
-    }
-    return st;
-}
-
-/* A snapshot file: nothing to pause or resume. */
-static hs_status open_file(const char *target, cli_session *s, hs_error *err) {
-    if (!store_is_snapshot_file(target) && ghcdebug_file_sniff_path(target))
-        return open_ghcdebug(target, s, err);
-    hs_status st = store_snapshot_open(target, &s->snapshot, err);
+hs_status cli_session_open_store(const char *path, cli_session *s, hs_error *err) {
+    hs_status st = store_snapshot_open(path, &s->snapshot, err);
     if (st == HS_OK)
         st = heap_open(store_snapshot_source(s->snapshot), &s->heap, err);
     if (st != HS_OK) {
@@ -87,7 +73,15 @@ static hs_status open_file(const char *target, cli_session *s, hs_error *err) {
     return st;
 }
 
-static bool show_record_progress(void *ctx, const char *phase, uint64_t done, uint64_t total) {
+/* A snapshot file: nothing to pause or resume. */
+static hs_status open_file(const char *target, const cli_common *common, cli_session *s,
+                           hs_error *err) {
+    if (!store_is_snapshot_file(target) && ghcdebug_file_sniff_path(target))
+        return cli_session_open_ghcdebug(target, common, s, err);
+    return cli_session_open_store(target, s, err);
+}
+
+bool cli_show_record_progress(void *ctx, const char *phase, uint64_t done, uint64_t total) {
     (void)ctx;
     if (total)
         fprintf(stderr, "\r\033[Kheapscope: recording the pause: %s %.0f%%", phase,
@@ -99,8 +93,8 @@ static bool show_record_progress(void *ctx, const char *phase, uint64_t done, ui
 
 /* The cache is a help, never a condition: one warning when it cannot be
  * used, and the command goes on without it. */
-static void open_cache(cli_session *s, const cli_common *common) {
-    if (common->no_cache)
+void cli_session_open_cache(cli_session *s, const cli_common *common) {
+    if (common->no_cache || s->cache)
         return;
     cache_options o = {.max_bytes = common->cache_size};
     hs_error err = {0};
@@ -121,14 +115,14 @@ hs_status cli_session_open(const char *target, const cli_common *common, cli_ses
                            hs_error *err) {
     *s = (cli_session){.target = target};
     if (cli_target_is_file(target))
-        return open_file(target, s, err);
+        return open_file(target, common, s, err);
     wire_options opts;
     cli_wire_options(common, &opts);
     hs_status st = wire_connect(target, &opts, &s->conn, err);
     if (st == HS_OK)
         st = pause_debuggee(s, err);
     if (st == HS_OK) {
-        open_cache(s, common);
+        cli_session_open_cache(s, common);
         heap_source src = cache_link_live(s->cache, s->conn, heap_source_live(s->conn), &s->link);
         st = heap_open(src, &s->heap, err);
         if (isatty(STDERR_FILENO))
@@ -150,7 +144,7 @@ static hs_status record(cli_session *s, hs_error *err) {
     store_meta meta;
     cache_link_meta(&s->link, s->target, &meta);
     bool tty = isatty(STDERR_FILENO);
-    store_write_options opts = {.progress = tty ? show_record_progress : NULL};
+    store_write_options opts = {.progress = tty ? cli_show_record_progress : NULL};
     hs_status st = cache_record(s->cache, s->heap, &meta, s->link.exe, &opts, NULL, err);
     if (tty)
         fputs("\r\033[K", stderr);

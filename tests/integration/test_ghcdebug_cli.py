@@ -1,6 +1,7 @@
 """ghc-debug's own snapshot files as TARGET: every command prints what it
 prints live (text and JSON), on files the synthetic debuggee writes as
-ghc-debug 0.6's "Take snapshot" would; bad files get one line and exit 1
+ghc-debug 0.6's "Take snapshot" would, read directly and from the copy
+converted into the cache on first open; bad files get one line and exit 1
 (run by meson test)."""
 import json
 import os
@@ -11,7 +12,10 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from test_cli import DEBUGGEE, Debuggee, run  # noqa: E402  (same helpers, same binary)
+from test_cli import DEBUGGEE, HEAPSCOPE, Debuggee, run  # noqa: E402  (same helpers, same binary)
+
+CACHE_HOME = tempfile.TemporaryDirectory()  # conversions go to a cache of our own
+os.environ["XDG_CACHE_HOME"] = CACHE_HOME.name
 
 # Each heap flavour: the debuggee's options (the heap is a function of them).
 CASES = {
@@ -50,9 +54,13 @@ class SameAsLive(unittest.TestCase):
                 for cmd in COMMANDS:
                     for fmt in ((), ("--json",)):
                         live = run(cmd[0], d.socket, *cmd[1:], *fmt)
-                        snap = run(cmd[0], path, *cmd[1:], *fmt)
-                        self.assertEqual((snap.returncode, snap.stdout, snap.stderr),
-                                         (live.returncode, live.stdout, live.stderr), (cmd, fmt))
+                        # the first read converts the file, later ones read the copy;
+                        # --no-cache reads the file itself every time
+                        for extra in ((), ("--no-cache",)):
+                            snap = run(cmd[0], path, *cmd[1:], *fmt, *extra)
+                            self.assertEqual((snap.returncode, snap.stdout, snap.stderr),
+                                             (live.returncode, live.stdout, live.stderr),
+                                             (cmd, fmt, extra))
                         ok += live.returncode == 0 and bool(live.stdout.strip())
                 self.assertGreaterEqual(ok, 2 * len(COMMANDS) - 2)  # all but census --by era
                 # show: the first root closure and its children
@@ -79,6 +87,43 @@ class SameAsLive(unittest.TestCase):
 
     def test_no_ipe(self):
         self.check_case(CASES["no_ipe"])
+
+
+class Conversion(unittest.TestCase):
+    """The first open keeps a converted copy in the cache; later opens of the
+    unchanged file read it; a changed file is converted again."""
+
+    def pauses(self, cache):
+        d = os.path.join(cache, "heapscope", "pauses")
+        return sorted((n, os.stat(os.path.join(d, n)).st_ino)
+                      for n in os.listdir(d) if n.endswith(".hsnap"))
+
+    def test_converted_once_per_version_of_the_file(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            env = dict(os.environ, XDG_CACHE_HOME=os.path.join(tmp, "cache"))
+            path = os.path.join(tmp, "gd")
+            write_ghcdebug(path, ("--closures", "3000"))
+
+            def census(*extra):
+                r = subprocess.run([HEAPSCOPE, "census", path, *extra],
+                                   capture_output=True, text=True, env=env, timeout=120)
+                self.assertEqual((r.returncode, r.stderr), (0, ""))
+                return r.stdout
+
+            first = census()
+            kept = self.pauses(env["XDG_CACHE_HOME"])
+            self.assertEqual(len(kept), 1)
+            self.assertEqual(census(), first)
+            self.assertEqual(self.pauses(env["XDG_CACHE_HOME"]), kept, "the copy was reused")
+            self.assertEqual(census("--no-cache"), first)
+            self.assertEqual(self.pauses(env["XDG_CACHE_HOME"]), kept)
+            listed = subprocess.run([HEAPSCOPE, "cache", "list"], capture_output=True, text=True,
+                                    env=env, timeout=60).stdout
+            self.assertIn("ghc-debug:gd", listed)
+            st = os.stat(path)
+            os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 5 * 10**9))  # "rewritten"
+            self.assertEqual(census(), first)
+            self.assertEqual(len(self.pauses(env["XDG_CACHE_HOME"])), 2)
 
 
 class BadFiles(unittest.TestCase):
