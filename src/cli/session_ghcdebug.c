@@ -65,9 +65,13 @@ hs_status cli_session_open_ghcdebug(const char *target, const cli_common *common
     hs_status st = ghcdebug_file_open(target, &s->ghcdebug, err);
     if (st == HS_OK)
         st = heap_open(ghcdebug_file_source(s->ghcdebug), &s->heap, err);
-    if (st != HS_OK) {
+    if (st != HS_OK) { /* the caller closes no session that did not open */
+        heap_free(s->heap);
+        s->heap = NULL;
         ghcdebug_file_free(s->ghcdebug);
         s->ghcdebug = NULL;
+        cache_close(s->cache);
+        s->cache = NULL;
         return st;
     }
     if (known && s->cache)

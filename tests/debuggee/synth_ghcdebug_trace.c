@@ -15,25 +15,13 @@
 
 #include "heapscope/bytes.h"
 #include "synth_ghcdebug.h"
+#include "synth_ghcdebug_int.h"
 #include "synth_server_int.h"
 
 #define HEAP_LO UINT64_C(0x4200000000) /* Ptr.hs: heapAlloced, inclusive */
 #define HEAP_HI UINT64_C(0x14200000000)
-#define UNTAG(a) ((a) & ~(uint64_t)7)
 #define CCS_ITEM 1u /* low bit of a work item: a cost-centre stack */
 #define MAX_CCS_WALK 1000000u
-
-/* Closure types (GHC's ClosureTypes.h, Decode.hs: decodeInfoTableType). */
-enum {
-    T_CONSTR = 1, T_CONSTR_NOCAF = 7, T_FUN = 8, T_FUN_STATIC = 14, T_THUNK = 15,
-    T_THUNK_0_2 = 20, T_THUNK_STATIC = 21, T_THUNK_SELECTOR = 22, T_BCO = 23, T_AP = 24,
-    T_PAP = 25, T_AP_STACK = 26, T_IND = 27, T_IND_STATIC = 28, T_RET_BCO = 29,
-    T_RET_FUN = 32, T_BLOCKING_QUEUE = 37, T_BLACKHOLE = 38, T_MVAR_CLEAN = 39,
-    T_MVAR_DIRTY = 40, T_TVAR = 41, T_ARR_WORDS = 42, T_MUT_ARR_FIRST = 43,
-    T_MUT_ARR_LAST = 46, T_MUT_VAR_CLEAN = 47, T_MUT_VAR_DIRTY = 48, T_WEAK = 49, T_PRIM = 50,
-    T_MUT_PRIM = 51, T_TSO = 52, T_STACK = 53, T_TREC_CHUNK = 54, T_SMALL_ARR_FIRST = 59,
-    T_SMALL_ARR_LAST = 62, T_MAX = 65
-};
 
 /* u64 set / map by open addressing; keys are stored + 1 so 0 is empty. */
 typedef struct u64tab {
@@ -49,9 +37,8 @@ typedef struct blk {
 
 typedef struct tracer {
     gw *w;
-    bool prof, tntc;
-    bool tso_label;       /* Decode.hs: tsoVersionChanged */
-    bool tso_why_32;      /* Decode.hs: whyBlockedWord32 */
+    bool tntc;
+    gw_layout layout;
     u64tab blocks; /* group start -> index in blks */
     blk *blks;
     size_t n_blks, cap_blks;
@@ -186,24 +173,19 @@ static bool blob(tracer *tr, uint32_t cmd, uint64_t p, const uint8_t **bytes, si
     return true;
 }
 
-typedef struct itbl {
-    uint64_t info;
-    uint32_t ptrs, nptrs, type;
-} itbl;
-
 /* INFO_TABLES and Decode.hs: decodeInfoTable. */
-static bool info_table(tracer *tr, uint64_t info, itbl *out) {
+static bool info_table(tracer *tr, uint64_t info, gw_itbl *out) {
     const uint8_t *b;
-    size_t n, off = (tr->tntc ? 0 : 8) + (tr->prof ? 16 : 0);
+    size_t n, off = (tr->tntc ? 0 : 8) + (tr->layout.prof ? 16 : 0);
     if (!blob(tr, SYNTH_CMD_INFO_TABLES, info, &b, &n) || n < off + 16)
         return false;
-    *out = (itbl){.info = info, .ptrs = hs_load_le32(b + off),
+    *out = (gw_itbl){.info = info, .ptrs = hs_load_le32(b + off),
                   .nptrs = hs_load_le32(b + off + 4), .type = hs_load_le32(b + off + 8)};
     return out->type < T_MAX;
 }
 
 /* Query.hs: dereferenceClosure, then the info table of the closure. */
-static bool deref(tracer *tr, uint64_t cp, const uint8_t **raw, size_t *len, itbl *it) {
+static bool deref(tracer *tr, uint64_t cp, const uint8_t **raw, size_t *len, gw_itbl *it) {
     bool direct = !heap_alloced(cp);
     if (!direct) {
         if (!block_tail(tr, cp, raw, len))
@@ -215,195 +197,6 @@ static bool deref(tracer *tr, uint64_t cp, const uint8_t **raw, size_t *len, itb
     return info_table(tr, UNTAG(hs_load_le64(*raw)), it);
 }
 
-/* A Data.Binary Get over a closure's bytes: reads past the end fail. */
-typedef struct cur {
-    const uint8_t *p;
-    size_t left;
-    bool bad;
-} cur;
-
-static uint64_t word(cur *c) {
-    if (c->bad || c->left < 8) {
-        c->bad = true;
-        return 0;
-    }
-    uint64_t v = hs_load_le64(c->p);
-    c->p += 8;
-    c->left -= 8;
-    return v;
-}
-static uint32_t half(cur *c) {
-    if (c->bad || c->left < 4) {
-        c->bad = true;
-        return 0;
-    }
-    uint32_t v = hs_load_le32(c->p);
-    c->p += 4;
-    c->left -= 4;
-    return v;
-}
-static void skip(cur *c, uint64_t n) {
-    if (c->bad || c->left < n)
-        c->bad = true;
-    else {
-        c->p += n;
-        c->left -= (size_t)n;
-    }
-}
-
-/* What decoding one closure leaves to do: pointer fields, an SRT or a
- * constructor description to ask, a PAP payload, a stack. */
-typedef struct todo {
-    uint64_t ccs; /* 0 = no profiling header */
-    bool has_ccs, srt, con_desc, payload, stack;
-    uint64_t fun, n_args;        /* PAP / AP payload */
-    const uint8_t *args;
-    uint64_t sp;                 /* stack: its sp and raw frames */
-    const uint8_t *frames;
-    size_t frames_len;
-    uint64_t *ptrs; /* kept across closures */
-    size_t n_ptrs, cap_ptrs;
-    bool overflow; /* out of memory */
-} todo;
-
-static void add_ptr(todo *t, uint64_t v) {
-    if (t->n_ptrs == t->cap_ptrs) {
-        size_t cap = t->cap_ptrs ? 2 * t->cap_ptrs : 64;
-        uint64_t *grown = realloc(t->ptrs, cap * sizeof *grown);
-        if (!grown) {
-            t->overflow = true;
-            return;
-        }
-        t->ptrs = grown;
-        t->cap_ptrs = cap;
-    }
-    t->ptrs[t->n_ptrs++] = v;
-}
-
-static void field(cur *c, todo *t) {
-    uint64_t v = word(c);
-    if (!c->bad)
-        add_ptr(t, v);
-}
-
-static void fields(cur *c, todo *t, uint64_t n) {
-    for (uint64_t i = 0; i < n && !c->bad; i++)
-        field(c, t);
-}
-
-/* Decode.hs: decodeClosure; false where ghc-debug raises an error. */
-static bool decode(tracer *tr, uint64_t cp, const uint8_t *raw, size_t len, const itbl *it,
-                   todo *t) {
-    cur c = {raw, len, false};
-    skip(&c, 8); /* decodeClosureHeader: the info pointer */
-    if (tr->prof) {
-        t->has_ccs = true;
-        t->ccs = word(&c);
-        word(&c);
-    }
-    uint32_t ty = it->type;
-    if (ty >= T_CONSTR && ty <= T_CONSTR_NOCAF) {
-        fields(&c, t, it->ptrs);
-        skip(&c, 8 * (uint64_t)it->nptrs);
-        t->con_desc = true;
-    } else if ((ty >= T_FUN && ty <= T_THUNK_STATIC)) {
-        if (ty >= T_THUNK && ty <= T_THUNK_0_2)
-            word(&c); /* the thunk's extra header word */
-        t->srt = true;
-        fields(&c, t, it->ptrs);
-        skip(&c, 8 * (uint64_t)it->nptrs);
-    } else if (ty == T_THUNK_SELECTOR) {
-        word(&c);
-        field(&c, t);
-    } else if (ty == T_BCO) {
-        fields(&c, t, 3);
-        half(&c);
-        skip(&c, 8 * (uint64_t)half(&c));
-    } else if (ty == T_AP || ty == T_PAP) {
-        if (ty == T_AP)
-            word(&c);
-        half(&c);
-        t->n_args = half(&c);
-        t->fun = word(&c);
-        add_ptr(t, t->fun);
-        t->args = c.p;
-        skip(&c, 8 * t->n_args);
-        t->payload = true;
-    } else if (ty == T_AP_STACK) {
-        word(&c);
-        uint64_t size = word(&c); /* words, read as bytes (a reference bug) */
-        field(&c, t);
-        t->sp = cp + (len - c.left);
-        t->frames = c.p;
-        t->frames_len = (size_t)size;
-        skip(&c, size);
-        t->stack = true;
-    } else if (ty == T_IND || ty == T_IND_STATIC || ty == T_BLACKHOLE || ty == T_MUT_VAR_CLEAN ||
-               ty == T_MUT_VAR_DIRTY) {
-        field(&c, t);
-    } else if (ty == T_MVAR_CLEAN || ty == T_MVAR_DIRTY) {
-        fields(&c, t, 3);
-    } else if (ty == T_TVAR) {
-        fields(&c, t, 2);
-        word(&c);
-    } else if (ty == T_ARR_WORDS) {
-        uint64_t bytes = word(&c);
-        skip(&c, (bytes + 7) / 8 * 8);
-    } else if (ty >= T_MUT_ARR_FIRST && ty <= T_MUT_ARR_LAST) {
-        uint64_t n = word(&c);
-        word(&c);
-        fields(&c, t, n);
-    } else if (ty >= T_SMALL_ARR_FIRST && ty <= T_SMALL_ARR_LAST) {
-        fields(&c, t, word(&c));
-    } else if (ty == T_WEAK) {
-        fields(&c, t, 4);
-        uint64_t link = word(&c);
-        if (UNTAG(link) != 0)
-            add_ptr(t, link);
-    } else if (ty == T_PRIM || ty == T_MUT_PRIM) {
-        fields(&c, t, it->ptrs);
-        skip(&c, 8 * (uint64_t)it->nptrs);
-    } else if (ty == T_BLOCKING_QUEUE) {
-        fields(&c, t, 4);
-    } else if (ty == T_TREC_CHUNK) {
-        field(&c, t);
-        uint64_t n = word(&c);
-        for (uint64_t i = 0; i < n && !c.bad; i++) {
-            fields(&c, t, 3);
-            word(&c);
-        }
-    } else if (ty == T_TSO) {
-        fields(&c, t, 3);                   /* link, global_link, stack */
-        skip(&c, tr->tso_why_32 ? 16 : 8); /* what_next, why_blocked, flags */
-        word(&c);                           /* block_info: not followed */
-        skip(&c, 16);                       /* id, saved_errno, dirty */
-        word(&c);                           /* bound */
-        word(&c);                           /* cap */
-        field(&c, t);                       /* trec */
-        uint64_t label = tr->tso_label ? word(&c) : 0;
-        fields(&c, t, 2);                   /* blocked_exceptions, bq */
-        if (UNTAG(label) != 0)
-            add_ptr(t, label);
-        skip(&c, 12);     /* alloc_limit, tot_stack_size */
-    } else if (ty == T_STACK) {
-        uint32_t size = half(&c);
-        skip(&c, 4); /* dirty, marking, padding */
-        uint64_t sp = word(&c);
-        uint64_t header = len - c.left, end = cp + header + 8 * (uint64_t)size;
-        if (sp < cp + header || sp > end)
-            return false;
-        skip(&c, sp - cp - header);
-        t->sp = sp;
-        t->frames = c.p;
-        t->frames_len = (size_t)(end - sp);
-        skip(&c, end - sp);
-        t->stack = true;
-    } else {
-        return false; /* "unhandled closure type" */
-    }
-    return !c.bad && !t->overflow;
-}
-
 /* Decode/Stack.hs: decodeStack, then stackTrace and the frames' SRTs and
  * pointer fields. Frames are split by the bitmaps the stub sends; the last
  * frame is dropped; any failure loses the whole stack. */
@@ -412,7 +205,7 @@ static void walk_stack(tracer *tr, uint64_t sp, const uint8_t *raw, size_t len) 
     frame *fr = NULL;
     size_t n_fr = 0, cap_fr = 0, off = 0;
     for (;;) {
-        itbl it;
+        gw_itbl it;
         gw_answer bm;
         if (len - off < 8 || !info_table(tr, UNTAG(hs_load_le64(raw + off)), &it) ||
             !gw_request(tr->w, SYNTH_CMD_STACK_BITMAP, sp, (uint32_t)off, &bm) || bm.len < 4 ||
@@ -456,14 +249,14 @@ lost:
 /* tracePar's worker for one closure (deref in ParTrace.hs). Its pointer
  * fields are queued before the requests that may fail (ghc-debug follows
  * them as it meets them). */
-static void visit_closure(tracer *tr, uint64_t cp, todo *t) {
+static void visit_closure(tracer *tr, uint64_t cp, gw_todo *t) {
     const uint8_t *raw;
     size_t len;
-    itbl it;
+    gw_itbl it;
     uint64_t *ptrs = t->ptrs;
     size_t cap = t->cap_ptrs;
-    *t = (todo){.ptrs = ptrs, .cap_ptrs = cap};
-    bool ok = deref(tr, cp, &raw, &len, &it) && decode(tr, cp, raw, len, &it, t);
+    *t = (gw_todo){.ptrs = ptrs, .cap_ptrs = cap};
+    bool ok = deref(tr, cp, &raw, &len, &it) && gw_decode(&tr->layout, cp, raw, len, &it, t);
     if (t->overflow)
         gw_fatal(tr->w, "out of memory for the fields of a closure");
     if (!ok)
@@ -560,7 +353,7 @@ static void cost_centre_tree(tracer *tr) {
 void gw_trace_snapshot(gw *w) {
     tracer tr = {.w = w};
     gw_answer a;
-    todo *t = calloc(1, sizeof *t);
+    gw_todo *t = calloc(1, sizeof *t);
     if (!t) {
         gw_fatal(w, "out of memory for the traversal");
         return;
@@ -568,18 +361,18 @@ void gw_trace_snapshot(gw *w) {
     if (gw_request(w, SYNTH_CMD_ALL_BLOCKS, 0, 0, &a))
         add_blocks(&tr, a.body, a.len);
     if (gw_request(w, SYNTH_CMD_VERSION, 0, 0, &a) && a.len == 10) {
-        tr.prof = a.body[8] != 0;
+        tr.layout.prof = a.body[8] != 0;
         tr.tntc = a.body[9] != 0;
         uint32_t major = hs_load_be32(a.body), patch = hs_load_be32(a.body + 4);
-        tr.tso_label = major > 905 || (major == 905 && patch >= 20220925);
-        tr.tso_why_32 = major > 909 || (major == 909 && patch >= 20240201);
+        tr.layout.tso_label = major > 905 || (major == 905 && patch >= 20220925);
+        tr.layout.tso_why_32 = major > 909 || (major == 909 && patch >= 20240201);
     } else {
         gw_fatal(w, "the server did not answer VERSION");
     }
     gw_answer roots = {0};
     gw_request(w, SYNTH_CMD_ROOTS, 0, 0, &roots);
     gw_request(w, SYNTH_CMD_SAVED_OBJECTS, 0, 0, &a);
-    if (tr.prof)
+    if (tr.layout.prof)
         cost_centre_tree(&tr);
     for (size_t i = 0; i + 8 <= roots.len; i += 8)
         push_closure(&tr, hs_load_le64(roots.body + i));
