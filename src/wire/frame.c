@@ -218,15 +218,29 @@ static hs_status read_body(call *x, wire_buf *body, uint32_t n) {
     return HS_OK;
 }
 
+/* Why the stub answered BAD_COMMAND: the stub refuses the cost-centre
+ * tree (INDEX_TABLE, CCS_MAIN) of a program that is not profiled, but a
+ * stub may also lack the cost-centre requests altogether, which VERSION
+ * then gives away by saying the program is profiled. */
+static const char *bad_command_reason(const call *x) {
+    bool tree = x->cmd == WIRE_CMD_INDEX_TABLE || x->cmd == WIRE_CMD_CCS_MAIN;
+    bool cost = tree || x->cmd == WIRE_CMD_CCS || x->cmd == WIRE_CMD_CC;
+    if (cost && x->c->have_version && x->c->prof_mode != WIRE_PROF_NONE)
+        return "the debuggee's stub does not answer cost-centre requests (though the program "
+               "is profiled, as its VERSION answer says)";
+    if (tree && x->c->have_version)
+        return "the debuggee has no cost centres (not a profiled program)";
+    if (tree)
+        return "the debuggee has no cost centres (not a profiled program, or a stub that does "
+               "not answer cost-centre requests)";
+    return "the debuggee refused the request (an address it does not know, or a command it "
+           "does not support)";
+}
+
 static hs_status stub_error(call *x, uint16_t code) {
     const char *what = "";
     switch (code) {
-    case WIRE_STATUS_BAD_COMMAND: /* why depends on the command */
-        what = x->cmd == WIRE_CMD_INDEX_TABLE || x->cmd == WIRE_CMD_CCS_MAIN
-                   ? "the debuggee has no cost centres (not a profiled program)"
-                   : "the debuggee refused the request (an address it does not know, or a "
-                     "command it does not support)";
-        break;
+    case WIRE_STATUS_BAD_COMMAND: what = bad_command_reason(x); break;
     case WIRE_STATUS_ALREADY_PAUSED: what = "the debuggee is already paused"; break;
     case WIRE_STATUS_NOT_PAUSED: what = "the debuggee is not paused"; break;
     case WIRE_STATUS_NO_RESUME:

@@ -61,7 +61,11 @@ static hs_status version_call(wire_conn *c, int timeout_ms, wire_version *out, h
     if (st != HS_OK)
         return st;
     st = wire_decode_version(c->scratch.data, c->scratch.len, out, err);
-    return st == HS_OK ? st : decode_failed(c, WIRE_CMD_VERSION, st, err);
+    if (st != HS_OK)
+        return decode_failed(c, WIRE_CMD_VERSION, st, err);
+    c->have_version = true; /* for the reason of a later refusal (frame.c) */
+    c->prof_mode = out->prof_mode;
+    return HS_OK;
 }
 
 hs_status wire_get_version(wire_conn *c, wire_version *out, hs_error *err) {

@@ -34,6 +34,8 @@ struct wire_conn {
     wire_buf scratch; /* body of answers the typed calls decode in place */
     char dead_reason[HS_ERROR_MESSAGE_MAX];
     bool reconnectable; /* opened from its target by wire_connect */
+    bool have_version;  /* a VERSION answer came: prof_mode is the debuggee's */
+    uint8_t prof_mode;
 };
 
 /* Makes room for `extra` more bytes after b->len, growing geometrically

@@ -183,6 +183,24 @@ class Unreadable(HostileCase):
         self.assertIn("12 bytes, expected 16", got["unreadable"]["problem"])
 
 
+class StubWithoutCostCentres(HostileCase):
+    """A profiled program whose stub refuses every cost-centre request."""
+
+    ARGS = SMALL + ("--profiled", "--eras", "4")
+
+    @staticmethod
+    def no_cost_centres(req):
+        if req.cmd in (hs.CCS, hs.CC, hs.INDEX_TABLE, hs.CCS_MAIN):
+            return hs.BAD_COMMAND, b""
+        return None
+
+    def test_the_message_blames_the_stub_not_the_program(self):
+        r, _ = self.through(self.no_cost_centres, "find", "TARGET", "--cost-centre", "1")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("the debuggee's stub does not answer cost-centre requests", r.stderr)
+        self.assertNotIn("not a profiled program", r.stderr)
+
+
 class FarBlock(HostileCase):
     """ALL_BLOCKS with one more block group half a pebibyte past the heap."""
 

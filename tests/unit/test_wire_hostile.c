@@ -282,6 +282,45 @@ Test(wire_hostile, stub_error_statuses_name_the_command) {
     finish(&p, c);
 }
 
+/* BAD_COMMAND on a cost-centre request means "not a profiled program" only
+ * when VERSION did not say the program is profiled; otherwise the stub is
+ * one that does not answer cost-centre requests, and the message says so. */
+Test(wire_hostile, cost_centre_refusal_depends_on_version) {
+    static const char *const versions[] = {
+        "0000000a0000" "0000038e000000010001", /* not profiled */
+        "0000000a0000" "0000038e000000010401", /* era profiling */
+    };
+    for (size_t profiled = 0; profiled < 2; profiled++) {
+        wire_peer p;
+        peer_init(&p);
+        peer_reply_hex(&p, "000000000100"); /* CCS_MAIN before VERSION */
+        peer_reply_hex(&p, versions[profiled]);
+        peer_reply_hex(&p, "000000000100"); /* CCS_MAIN */
+        peer_reply_hex(&p, "000000000100"); /* CCS */
+        wire_conn *c = peer_start(&p, NULL);
+        hs_error err = {0};
+        uint64_t main_ccs;
+        wire_version v;
+        wire_ccs ccs;
+        cr_assert_eq(wire_ccs_main(c, &main_ccs, &err), HS_ERR_BAD_COMMAND);
+        cr_assert(strstr(err.message, "not a profiled program, or a stub that does not answer "
+                                      "cost-centre requests"),
+                  "%s", err.message);
+        cr_assert_eq(wire_get_version(c, &v, NULL), HS_OK);
+        cr_assert_eq(wire_ccs_main(c, &main_ccs, &err), HS_ERR_BAD_COMMAND);
+        const char *want = profiled ? "CCS_MAIN: the debuggee's stub does not answer cost-centre "
+                                      "requests (though the program is profiled"
+                                    : "CCS_MAIN: the debuggee has no cost centres (not a "
+                                      "profiled program)";
+        cr_assert(strstr(err.message, want), "%s", err.message);
+        cr_assert_eq(wire_get_ccs(c, 0x4d1230, &ccs, &err), HS_ERR_BAD_COMMAND);
+        cr_assert(strstr(err.message, profiled ? "does not answer cost-centre requests"
+                                               : "refused the request"),
+                  "%s", err.message);
+        finish(&p, c);
+    }
+}
+
 Test(wire_hostile, error_frame_body_is_discarded) {
     wire_peer p;
     peer_init(&p);
