@@ -26,8 +26,8 @@ static bool on_wire_progress(void *ctx, uint32_t cmd, uint64_t bytes) {
 
 static bool on_wire_wait(void *ctx, uint32_t cmd, int waited_ms) {
     (void)ctx;
-    if (waited_ms < WIRE_WAIT_SLICE_MS)
-        return !tui_progress_poll(); /* a quick answer shows nothing */
+    if (waited_ms < WIRE_WAIT_SLICE_MS) /* a quick answer shows nothing and leaves */
+        return !hs_interrupt_signal();   /* typed-ahead keys alone */
     char what[80];
     snprintf(what, sizeof what, "waiting for the debuggee (%s)",
              cmd ? wire_command_name(cmd) : "connecting");

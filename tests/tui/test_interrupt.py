@@ -22,6 +22,13 @@ def footer(s):
     return s.lines[-1] if s.lines else ""
 
 
+def on_paused_screen(case, d):
+    """heapscope started on d, which it finds paused; the screen says so."""
+    t = case.tui(d.socket)
+    t.wait_text("The debuggee is paused.", what="the paused screen")
+    return t
+
+
 class Waits(TuiCase):
     def waiting(self, t, command):
         """The footer says what it waits for, and its spinner and seconds move."""
@@ -125,17 +132,12 @@ class Signals(TuiCase):
     def test_a_debuggee_found_paused_stays_paused(self):
         d = self.debuggee()
         self.assertEqual(d.pause(), 0)
-        t = self.connected_paused(d)
+        t = on_paused_screen(self, d)
         t.keys("p")
         t.wait_text(d.plan["leak"]["root"], timeout=60, what="the roots tree")
         os.kill(t.pid(), signal.SIGHUP)
         self.assert_left(t, signal.SIGHUP, "the debuggee is left paused, as it was found")
         self.assertTrue(d.is_paused())
-
-    def connected_paused(self, d):
-        t = self.tui(d.socket)
-        t.wait_text("The debuggee is paused.", what="the paused screen")
-        return t
 
 
 class FoundPaused(TuiCase):
@@ -147,8 +149,8 @@ class FoundPaused(TuiCase):
         self.assertEqual(self.d.pause(), 0)
 
     def test_it_is_shown_paused_and_r_resumes_it(self):
-        t = self.tui(self.d.socket)
-        s = t.wait_text("The debuggee is paused.", what="the paused screen")
+        t = on_paused_screen(self, self.d)
+        s = t.screen()
         self.assertRegex(s.lines[0], r": paused\b", "the title says paused")
         self.assertRegex(s.text, r"(?i)before heapscope connected")
         self.assertNotRegex(s.text, r"(?i)is running")
@@ -160,8 +162,7 @@ class FoundPaused(TuiCase):
         self.assertFalse(self.d.is_paused(), "r resumed it")
 
     def test_q_asks_first_and_n_leaves_it_paused(self):
-        t = self.tui(self.d.socket)
-        t.wait_text("The debuggee is paused.")
+        t = on_paused_screen(self, self.d)
         t.keys("q")
         t.wait_regex(QUESTION, what="q asks while it is paused")
         t.keys("n")
@@ -170,8 +171,7 @@ class FoundPaused(TuiCase):
         self.assertTrue(self.d.is_paused(), "n leaves it paused")
 
     def test_p_reads_the_heap_without_pausing_and_r_resumes(self):
-        t = self.tui(self.d.socket)
-        t.wait_text("The debuggee is paused.")
+        t = on_paused_screen(self, self.d)
         t.keys("p")
         s = t.wait_text(self.d.plan["leak"]["root"], timeout=60, what="the roots tree")
         self.assertTrue(re.search(r"paused before: \d+ saved", s.text), s.dump())
