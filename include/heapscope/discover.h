@@ -18,6 +18,8 @@ typedef struct discover_entry {
     char *path;      /* full path */
     char *name;      /* file name, e.g. 12345-leaky */
     time_t mtime;    /* modification time: the start of a debuggee */
+    long mtime_ns;   /* its nanoseconds (a file rewritten within a second) */
+    unsigned long long size; /* bytes (of the file a link names, for snapshots) */
     bool is_socket;  /* a Unix socket or a link to one (other files are listed too) */
     bool from_env;   /* came from GHC_DEBUG_SOCKET */
 } discover_entry;
@@ -35,7 +37,16 @@ hs_status discover_snapshot_dir(char *buf, size_t cap, hs_error *err);
 /* Entries of the socket directory plus $GHC_DEBUG_SOCKET when set and
  * present, newest first. */
 hs_status discover_sockets(discover_list *out, hs_error *err);
-/* Files of the snapshot directory, newest first. */
+/* Snapshot files, newest first: those of the snapshot directory, then of
+ * each of the n directories in dirs (NULL entries and "" are skipped).
+ * Regular files and links to them are listed (mtime and size of the file
+ * itself); directories, sockets and dot files (the temporary file of a
+ * snapshot being written is ".NAME.XXXXXX.tmp") are not, and a file seen
+ * twice (a directory given twice, a link beside its file) is listed once.
+ * What they hold is not looked at: store_file_describe says that. */
+hs_status discover_snapshot_files(const char *const *dirs, size_t n, discover_list *out,
+                                  hs_error *err);
+/* The snapshot directory's files alone: discover_snapshot_files(NULL, 0). */
 hs_status discover_snapshots(discover_list *out, hs_error *err);
 void discover_list_free(discover_list *l);
 

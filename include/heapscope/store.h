@@ -74,6 +74,27 @@ const store_meta *store_snapshot_meta(const store_snapshot *s);
 heap_source store_snapshot_source(store_snapshot *s);
 void store_snapshot_close(store_snapshot *s);
 
+/* What a file is, for a listing of snapshot files (describe.c). */
+typedef enum store_file_kind {
+    STORE_FILE_OTHER,     /* not a snapshot heapscope opens */
+    STORE_FILE_HEAPSCOPE, /* a heapscope snapshot (damaged when !ok) */
+    STORE_FILE_GHCDEBUG   /* starts like a ghc-debug snapshot: what it holds is
+                             known only once it is opened (it is read whole) */
+} store_file_kind;
+
+typedef struct store_file_info {
+    store_file_kind kind;
+    bool ok;          /* it opens, as far as this look can tell */
+    store_meta meta;  /* a heapscope snapshot's meta table (zero otherwise) */
+    char why[HS_ERROR_MESSAGE_MAX]; /* when !ok, without the file's name:
+                                       "truncated (100 of 4096 bytes)" */
+} store_file_info;
+
+/* Looks at the file at path: a heapscope snapshot is opened (header,
+ * schema, meta table; no heap block) and closed, a ghc-debug one only
+ * sniffed. Never fails: what is wrong goes into why. */
+void store_file_describe(const char *path, store_file_info *out);
+
 /* True when path is a readable file that starts like a heapscope snapshot
  * (SQLite header with heapscope's application id); reads 100 bytes. */
 bool store_is_snapshot_file(const char *path);

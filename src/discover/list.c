@@ -1,5 +1,6 @@
 /* Listing the socket and snapshot directories (wire-protocol.md §3.5):
- * every entry, newest first by lstat mtime; a directory that cannot be
+ * newest first by mtime (every entry of the sockets directory by lstat;
+ * the regular files of snapshot directories); a directory that cannot be
  * read is an empty list, because a missing ghc-debug dir just means that
  * no debuggee ran yet. */
 #include <dirent.h>
@@ -16,6 +17,8 @@
 typedef struct pending {
     discover_entry e;
     struct timespec when;
+    dev_t dev; /* the file's identity, to list it once */
+    ino_t ino;
 } pending;
 
 typedef struct builder {
@@ -45,15 +48,17 @@ static bool socket_at(const char *path, const struct stat *own) {
     return S_ISSOCK(own->st_mode);
 }
 
-/* st is the entry's own lstat: a link sorts by when it was made. */
+/* For sockets st is the entry's own lstat (a link sorts by when it was
+ * made); for snapshot files the stat of the file a link names. */
 static hs_status add(builder *b, const char *path, const struct stat *st, bool from_env,
                      hs_error *err) {
     if (!hs_grow((void **)&b->items, &b->cap, b->count + 1, sizeof *b->items))
         return hs_fail(err, HS_ERR_NOMEM, "out of memory listing %s", path);
     pending *p = &b->items[b->count];
-    *p = (pending){.e = {.mtime = st->st_mtim.tv_sec, .is_socket = socket_at(path, st),
-                         .from_env = from_env},
-                   .when = st->st_mtim};
+    *p = (pending){.e = {.mtime = st->st_mtim.tv_sec, .mtime_ns = st->st_mtim.tv_nsec,
+                         .size = (unsigned long long)st->st_size,
+                         .is_socket = socket_at(path, st), .from_env = from_env},
+                   .when = st->st_mtim, .dev = st->st_dev, .ino = st->st_ino};
     p->e.path = strdup(path);
     p->e.name = strdup(base_name(path));
     if (!p->e.path || !p->e.name) {
@@ -75,8 +80,27 @@ static int newest_first(const void *pa, const void *pb) {
     return strcmp(a->e.name, b->e.name);
 }
 
-static hs_status list_dir(builder *b, const char *dir, bool skip_dirs, hs_error *err) {
-    if (!dir[0])
+static bool listed(const builder *b, const struct stat *st) {
+    for (size_t i = 0; i < b->count; i++)
+        if (b->items[i].dev == st->st_dev && b->items[i].ino == st->st_ino)
+            return true;
+    return false;
+}
+
+/* The sockets directory lists every entry as it is (lstat); a snapshot
+ * directory only the regular files it holds or links to, once each, and
+ * no dot files. */
+typedef enum { LIST_ALL, LIST_SNAPSHOT_FILES } list_mode;
+
+static bool wanted(const builder *b, const char *name, const char *path, list_mode mode,
+                   struct stat *st) {
+    if (mode == LIST_ALL)
+        return lstat(path, st) == 0; /* else gone since readdir: a debuggee that just exited */
+    return name[0] != '.' && stat(path, st) == 0 && S_ISREG(st->st_mode) && !listed(b, st);
+}
+
+static hs_status list_dir(builder *b, const char *dir, list_mode mode, hs_error *err) {
+    if (!dir || !dir[0])
         return HS_OK;
     DIR *d = opendir(dir);
     if (!d)
@@ -91,11 +115,8 @@ static hs_status list_dir(builder *b, const char *dir, bool skip_dirs, hs_error 
         if (n < 0 || (size_t)n >= sizeof path)
             continue; /* cannot be opened by name either */
         struct stat st;
-        if (lstat(path, &st) != 0)
-            continue; /* gone since readdir: a debuggee that just exited */
-        if (skip_dirs && S_ISDIR(st.st_mode))
-            continue;
-        rc = add(b, path, &st, false, err);
+        if (wanted(b, de->d_name, path, mode, &st))
+            rc = add(b, path, &st, false, err);
     }
     closedir(d);
     return rc;
@@ -146,21 +167,28 @@ hs_status discover_sockets(discover_list *out, hs_error *err) {
     if (rc != HS_OK)
         return rc;
     builder b = {0};
-    rc = list_dir(&b, dir, false, err);
+    rc = list_dir(&b, dir, LIST_ALL, err);
     if (rc == HS_OK)
         rc = add_env_socket(&b, err);
     return finish(&b, rc, out, err);
 }
 
-hs_status discover_snapshots(discover_list *out, hs_error *err) {
+hs_status discover_snapshot_files(const char *const *dirs, size_t n, discover_list *out,
+                                  hs_error *err) {
     *out = (discover_list){0};
     char dir[4096];
     hs_status rc = discover_snapshot_dir(dir, sizeof dir, err);
     if (rc != HS_OK)
         return rc;
     builder b = {0};
-    rc = list_dir(&b, dir, true, err);
+    rc = list_dir(&b, dir, LIST_SNAPSHOT_FILES, err);
+    for (size_t i = 0; rc == HS_OK && dirs && i < n; i++)
+        rc = list_dir(&b, dirs[i], LIST_SNAPSHOT_FILES, err);
     return finish(&b, rc, out, err);
+}
+
+hs_status discover_snapshots(discover_list *out, hs_error *err) {
+    return discover_snapshot_files(NULL, 0, out, err);
 }
 
 void discover_list_free(discover_list *l) {

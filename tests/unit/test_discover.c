@@ -338,6 +338,49 @@ Test(discover, snapshots_are_files_newest_first) {
     discover_list_free(&l);
 }
 
+/* The picker's Snapshots tab: the snapshot directory and the directories
+ * given, regular files only, each file once, with its size. */
+Test(discover, snapshot_files_of_several_directories) {
+    mkdirs(snapshots);
+    char other[512], path[700], link_path[700];
+    snprintf(other, sizeof other, "%s/elsewhere", root);
+    mkdirs(other);
+    make_file(snapshots, "monday", 1000);
+    make_file(other, "wednesday", 3000);
+    make_file(other, ".wednesday.Ab12Cd.tmp", 4000); /* a snapshot being written */
+    make_socket(snapshots, "a-socket", 5000);
+    snprintf(path, sizeof path, "%s/sub", other);
+    mkdirs(path);
+    /* a link in the snapshot directory to a file of the other one: once */
+    snprintf(path, sizeof path, "%s/wednesday", other);
+    snprintf(link_path, sizeof link_path, "%s/link-to-wednesday", snapshots);
+    cr_assert_eq(symlink(path, link_path), 0, "%s", strerror(errno));
+    FILE *f = fopen(path, "w");
+    fputs("twelve bytes", f);
+    fclose(f);
+    set_mtime(path, 3000, 0);
+    const char *dirs[] = {other, NULL, "", other}; /* given twice, and empty entries */
+    discover_list l;
+    hs_error err = {0};
+    cr_assert_eq(discover_snapshot_files(dirs, 4, &l, &err), HS_OK, "%s", err.message);
+    cr_assert_eq(l.count, 2, "got %zu entries", l.count);
+    cr_assert_str_eq(l.items[0].name, "link-to-wednesday", "the first path it was seen by");
+    cr_assert_eq(l.items[0].mtime, 3000, "the file's own time, not the link's");
+    cr_assert_eq(l.items[0].size, 12);
+    cr_assert_str_eq(l.items[1].name, "monday");
+    cr_assert_eq(l.items[1].size, 1);
+    discover_list_free(&l);
+}
+
+Test(discover, snapshot_files_of_a_missing_directory_are_none) {
+    const char *dirs[] = {"/nonexistent/heapscope-test"};
+    discover_list l;
+    hs_error err = {0};
+    cr_assert_eq(discover_snapshot_files(dirs, 1, &l, &err), HS_OK, "%s", err.message);
+    cr_assert_eq(l.count, 0);
+    discover_list_free(&l);
+}
+
 Test(discover, free_tolerates_null_and_empty) {
     discover_list_free(NULL);
     discover_list l = {0};

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ghcdebug_build.h"
 #include "store_internal.h"
 
 /* ---- checksum and chunk directories ---- */
@@ -253,4 +254,65 @@ Test(store_files, tmpfile_commits_atomically, .init = make_dir_fixture,
     write_bytes(other, "late", 4);
     cr_assert_eq(store_tmpfile_commit(&t, &err), HS_ERR_USAGE);
     cr_assert_eq(dir_entries(), 2, "no temporary file left behind");
+}
+
+/* ---- describing files for a listing (describe.c) ---- */
+
+Test(store_files, describe_says_what_a_file_is, .init = make_dir_fixture,
+     .fini = remove_dir_fixture) {
+    char p[128];
+    store_file_info info;
+    path_in(p, sizeof p, "ours.db");
+    make_db(p, STORE_APPLICATION_ID, STORE_SCHEMA_VERSION);
+    sqlite3 *db;
+    hs_error err = {0};
+    cr_assert_eq(sqlite3_open(p, &db), SQLITE_OK);
+    store_meta m = {.pid = 4242, .paused_at = 1700000000, .closures = 30123,
+                    .version = {.major = 902, .patch = 2}};
+    snprintf(m.program, sizeof m.program, "leaky");
+    cr_assert_eq(store_meta_write(db, &m, &err), HS_OK, "%s", err.message);
+    sqlite3_close(db);
+    store_file_describe(p, &info);
+    cr_assert_eq(info.kind, STORE_FILE_HEAPSCOPE);
+    cr_assert(info.ok, "%s", info.why);
+    cr_assert_str_eq(info.meta.program, "leaky");
+    cr_assert_eq(info.meta.closures, 30123);
+    cr_assert_eq(info.meta.paused_at, 1700000000);
+
+    /* what is wrong, without the file's name (the listing shows it) */
+    struct stat sb;
+    cr_assert_eq(stat(p, &sb), 0);
+    cr_assert_eq(truncate(p, sb.st_size / 2), 0);
+    store_file_describe(p, &info);
+    cr_assert_eq(info.kind, STORE_FILE_HEAPSCOPE);
+    cr_assert_not(info.ok);
+    cr_assert(strncmp(info.why, "truncated", 9) == 0, "%s", info.why);
+    cr_assert_null(strstr(info.why, dir_path), "%s", info.why);
+
+    path_in(p, sizeof p, "newer.db");
+    make_db(p, STORE_APPLICATION_ID, STORE_SCHEMA_VERSION + 1);
+    store_file_describe(p, &info);
+    cr_assert_not(info.ok);
+    cr_assert(strstr(info.why, "newer heapscope"), "%s", info.why);
+
+    path_in(p, sizeof p, "notes.txt");
+    write_bytes(p, "hello, world\n", 13);
+    store_file_describe(p, &info);
+    cr_assert_eq(info.kind, STORE_FILE_OTHER);
+    cr_assert_not(info.ok);
+    cr_assert(strncmp(info.why, "not a snapshot", 14) == 0, "%s", info.why);
+
+    gdb g;
+    gdb_sample(&g);
+    path_in(p, sizeof p, "ghc-debug-snap");
+    write_bytes(p, g.b, g.len);
+    gdb_free(&g);
+    store_file_describe(p, &info);
+    cr_assert_eq(info.kind, STORE_FILE_GHCDEBUG);
+    cr_assert(info.ok);
+
+    path_in(p, sizeof p, "missing");
+    store_file_describe(p, &info);
+    cr_assert_not(info.ok);
+    cr_assert(strstr(info.why, "No such file"), "%s", info.why);
 }
