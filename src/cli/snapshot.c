@@ -1,6 +1,5 @@
 /* heapscope snapshot TARGET -o FILE: one pause into a snapshot file. */
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,22 +10,15 @@
 #include "heapscope/store.h"
 #include "output.h"
 
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig) {
-    (void)sig;
-    interrupted = 1;
-}
-
-/* Progress on a terminal; a signal cancels the write (which then leaves
- * no file behind). */
+/* Progress on a terminal; a quit signal cancels the write (which then
+ * leaves no file behind). */
 static bool show_progress(void *ctx, const char *phase, uint64_t done, uint64_t total) {
     bool tty = *(bool *)ctx;
     if (tty && total)
         fprintf(stderr, "\r\033[Kheapscope: %s: %.0f%%", phase, 100.0 * (double)done / (double)total);
     else if (tty)
         fprintf(stderr, "\r\033[Kheapscope: %s: %" PRIu64, phase, done);
-    return !interrupted;
+    return cli_keep_going();
 }
 
 /* Program and pid from a ghc-debug socket name, "<pid>-<program>". */
@@ -60,14 +52,8 @@ int cli_snapshot(const char *target, const cli_common *common) {
         meta.paused_at = (int64_t)time(NULL);
     }
     bool tty = isatty(STDERR_FILENO);
-    struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
     store_write_options opts = {.replace = common->force, .progress = show_progress, .progress_ctx = &tty};
     hs_status st = store_snapshot_write(s.heap, output, &meta, &opts, &err);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
     if (tty)
         fputs("\r\033[K", stderr);
     uint64_t heap_bytes = heap_block_bytes(s.heap);

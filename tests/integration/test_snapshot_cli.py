@@ -333,7 +333,8 @@ class SnapshotCommand(unittest.TestCase):
                 time.sleep(0.005)
             proc.send_signal(signal.SIGINT)
             out, err = proc.communicate(timeout=60)
-            self.assertNotEqual(proc.returncode, 0)
+            self.assertEqual(proc.returncode, 128 + signal.SIGINT, err)
+            self.assertIn("interrupted by SIGINT", err)
             self.assertEqual(os.listdir(d), [], err)
 
 
