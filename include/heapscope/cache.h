@@ -144,6 +144,16 @@ void cache_pause_list_free(cache_pause_list *l);
 /* Removes one recorded pause (row, then file). */
 hs_status cache_forget_pause(cache *c, int64_t id, hs_error *err);
 
+/* ghc-debug snapshots kept converted (converted.c): the recorded pause
+ * made from the ghc-debug snapshot at path while it is unchanged (same
+ * real path and modification time), its snapshot file copied into file;
+ * false when there is none (or c is NULL). */
+bool cache_find_converted(cache *c, const char *path, char *file, size_t cap);
+/* Records the pause h read from the ghc-debug snapshot at path, to be
+ * found by cache_find_converted. */
+hs_status cache_record_converted(cache *c, heap *h, const char *path,
+                                 const store_write_options *opts, hs_error *err);
+
 typedef struct cache_usage {
     uint64_t db_bytes;    /* cache.db and its WAL */
     uint64_t pause_bytes; /* the recorded pauses' files */
