@@ -85,10 +85,19 @@ static hs_status show_closure(show_state *s, heap *h, const show_item *it, int m
     if (!repeated && !u64map_put(&s->shown, it->addr, 1))
         return hs_fail(err, HS_ERR_NOMEM, "out of memory");
     hs_status st = heap_decode(h, it->addr, &s->c, err);
+    /* a child that cannot be read is shown with why, and the tree goes on */
+    bool unreadable = st != HS_OK && it->depth > 0 && query_unreadable_status(st);
+    if (st != HS_OK && !unreadable)
+        return st;
     if (json) {
         json_open(s, it);
-        if (st == HS_OK)
-            st = cli_print_closure_json(stdout, h, &s->c, err);
+        if (unreadable) {
+            printf("{\"address\": \"0x%" PRIx64 "\", \"unreadable\": ", it->addr);
+            cli_json_string(stdout, err->message);
+            fputs("}, \"children\": []}", stdout);
+            return HS_OK;
+        }
+        st = cli_print_closure_json(stdout, h, &s->c, err);
         if (st != HS_OK)
             return st;
         if (repeated)
@@ -99,10 +108,8 @@ static hs_status show_closure(show_state *s, heap *h, const show_item *it, int m
             return hs_fail(err, HS_ERR_NOMEM, "out of memory");
     } else {
         text_prefix(s, it);
-        if (st != HS_OK && it->depth == 0)
-            return st;
-        if (st != HS_OK) { /* show what could not be decoded, keep going */
-            printf("0x%" PRIx64 "  <%s>\n", it->addr, err->message);
+        if (unreadable) {
+            printf("0x%" PRIx64 "  <could not be read: %s>\n", it->addr, err->message);
             return HS_OK;
         }
         st = cli_print_closure_text(stdout, h, &s->c, err);

@@ -167,6 +167,24 @@ class Unreadable(HostileCase):
         self.assertGreater(len(listed), 0)
         self.assertEqual(listed[0]["address"], doc["unreadable"]["first"])
 
+    def test_show_marks_an_unreadable_child_and_goes_on(self):
+        r = run("find", self.debuggee.socket, "--type", "TSO", "--limit", "1", "--json")
+        tso = json.loads(r.stdout)["matches"][0]["closure"]["address"]
+
+        def no_statics(req):
+            return (hs.BAD_COMMAND, b"") if req.cmd == hs.CLOSURES else None
+        r, _ = self.through(no_statics, "show", "TARGET", tso, "--depth", "1", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        children = json.loads(r.stdout)["children"]
+        bad = [c for c in children if "unreadable" in c["closure"]]
+        self.assertTrue(bad, r.stdout)
+        self.assertIn("refused", bad[0]["closure"]["unreadable"])
+        self.assertEqual(bad[0]["children"], [])
+        self.assertGreater(len(children), len(bad), "the readable children are shown too")
+        r, _ = self.through(no_statics, "show", "TARGET", tso, "--depth", "1")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout, r"0x[0-9a-f]+  <could not be read: closure 0x[0-9a-f]+: ")
+
     def test_refused_info_table(self):
         plain = self.plain_census()
         rule, chosen = self.refuse_one(hs.INFO_TABLES)
