@@ -13,6 +13,7 @@
 #include "heapscope/cache.h"
 #include "heapscope/heap.h"
 #include "heapscope/query.h"
+#include "heapscope/session.h"
 #include "heapscope/status.h"
 #include "heapscope/wire.h"
 
@@ -103,38 +104,30 @@ void cli_print_filters(FILE *out, bool man);
  * message (bad regex, malformed era range, unknown closure type, ...). */
 int cli_filters_build(const cli_common *common, query_filters **out);
 
-/* A paused debuggee, or a snapshot file, with its heap opened. */
+/* A batch command's TARGET: a paused debuggee, or a snapshot file, with its
+ * heap read (src/cli/target.c, over the session module). */
 typedef struct cli_session {
     const char *target;
-    wire_conn *conn;
-    struct store_snapshot *snapshot; /* a snapshot file: no connection */
-    struct ghcdebug_file *ghcdebug;  /* a ghc-debug snapshot file */
-    heap *heap;
-    cache *cache;    /* NULL: --no-cache, or it could not be opened */
-    cache_link link; /* the caching source under heap */
-    bool was_paused; /* it was paused before we came: leave it so */
-    bool ours;       /* our PAUSE may have taken effect, and no RESUME of ours has: we
-                        resume it when leaving, whatever cut the session short */
+    session *sess;
+    heap *heap;   /* the pause's */
+    cache *cache; /* NULL: --no-cache, a file, or it could not be opened */
 } cli_session;
 
-/* True when target names a file (a snapshot), not a socket or tcp:. */
-bool cli_target_is_file(const char *target);
-
-/* Connects, pauses and opens the heap (fetching all blocks, with progress
- * on stderr when it is a terminal); a snapshot file is opened instead. A
- * quit signal cancels the waits; on failure the debuggee is given back as
- * cli_session_close does. */
+/* Connects, pauses and reads the heap (with progress on stderr when it is
+ * a terminal); a snapshot file is opened instead. A quit signal cancels
+ * the waits; on failure the debuggee is given back as cli_session_close
+ * does. */
 hs_status cli_session_open(const char *target, const cli_common *common, cli_session *s,
                            hs_error *err);
-/* Resumes (unless it was paused before or --leave-paused) and disconnects.
- * A connection that a cancel or a timeout closed is opened again for the
- * RESUME. */
+/* Records the pause (--record), resumes a debuggee we paused (unless
+ * --leave-paused; over a new connection if a cancel or a timeout closed
+ * it) and closes everything. */
 hs_status cli_session_close(cli_session *s, const cli_common *common, hs_error *err);
 /* False once a quit signal arrived: long work (progress callbacks) stops. */
 bool cli_keep_going(void);
-/* The wire options of a command: --timeout, --max-answer, waits that a
+/* The session options of a command: --timeout, --max-answer, waits that a
  * quit signal cancels, heap-fetch progress on a terminal. */
-void cli_wire_options(const cli_common *common, wire_options *opts);
+void cli_session_options(const cli_common *common, session_options *o);
 
 /* A synthetic debuggee started as a child process on a private socket. */
 typedef struct cli_debuggee {

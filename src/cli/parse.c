@@ -191,7 +191,7 @@ void cli_parse(int argc, char **argv, cli_parsed *p) {
 int cli_check_target(const char *target) {
     wire_target t;
     hs_error err = {0};
-    if (cli_target_is_file(target) || wire_target_parse(target, &t, &err) == HS_OK)
+    if (session_target_is_file(target) || wire_target_parse(target, &t, &err) == HS_OK)
         return 0; /* a snapshot file, or a well-formed debuggee address */
     fprintf(stderr, "heapscope: %s\n", err.message);
     return 2;

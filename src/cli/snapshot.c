@@ -45,8 +45,8 @@ int cli_snapshot(const char *target, const cli_common *common) {
     if (cli_session_open(target, common, &s, &err) != HS_OK)
         return cli_report(&err);
     store_meta meta = {0};
-    if (s.snapshot) /* a copy keeps where and when the pause was taken */
-        meta = *store_snapshot_meta(s.snapshot);
+    if (session_snapshot_meta(s.sess)) /* a copy keeps where and when the pause was taken */
+        meta = *session_snapshot_meta(s.sess);
     else {
         describe_target(target, &meta);
         meta.paused_at = (int64_t)time(NULL);

@@ -35,9 +35,9 @@ void tui_app_go_picker(tui_app *app) {
  * connect again, keeping the views while the debuggee stays paused. */
 static bool reconnect(tui_app *app) {
     hs_error err;
-    if (tui_session_revive(&app->sess, &err) != HS_OK)
+    if (tui_target_revive(app, &err) != HS_OK)
         return false;
-    if (!app->sess.heap && app->screen == TUI_SCREEN_PAUSED) {
+    if (!session_heap(app->sess) && app->screen == TUI_SCREEN_PAUSED) {
         tui_explorer_reset(&app->ex);
         app->screen = TUI_SCREEN_RUNNING;
     }
@@ -45,9 +45,9 @@ static bool reconnect(tui_app *app) {
 }
 
 static void go_picker_lost(tui_app *app, const char *why) {
-    char target[sizeof app->sess.target];
-    snprintf(target, sizeof target, "%s", app->sess.target);
-    tui_session_close(&app->sess, false);
+    char target[1024];
+    snprintf(target, sizeof target, "%s", session_target(app->sess));
+    tui_target_close(app, false);
     tui_app_go_picker(app);
     tui_app_message(app, TUI_ROLE_ERROR, "lost the connection to %s: %s", target, why);
 }
@@ -56,7 +56,7 @@ void tui_app_error(tui_app *app, const char *what, const hs_error *err) {
     if (hs_interrupt_signal())
         return; /* the loop leaves, and gives the debuggee back */
     bool cut_short = err->status == HS_ERR_CANCELLED || err->status == HS_ERR_TIMEOUT;
-    if (app->screen != TUI_SCREEN_PICKER && tui_session_lost(&app->sess)) {
+    if (app->screen != TUI_SCREEN_PICKER && session_lost(app->sess)) {
         if (!cut_short || !reconnect(app)) {
             go_picker_lost(app, err->message);
             return;
@@ -82,12 +82,12 @@ static void draw_title(tui_app *app) {
     if (app->screen == TUI_SCREEN_PICKER) {
         snprintf(left, sizeof left, " heapscope: pick a debuggee");
     } else if (app->screen == TUI_SCREEN_RUNNING) {
-        snprintf(left, sizeof left, " heapscope: %s: %s", base_name(app->sess.target),
-                 app->sess.paused ? "paused" : "running");
+        snprintf(left, sizeof left, " heapscope: %s: %s", base_name(session_target(app->sess)),
+                 session_paused(app->sess) ? "paused" : "running");
     } else {
         tui_view *v = tui_explorer_view(app);
-        snprintf(left, sizeof left, " heapscope: %s: paused: %s: %s", base_name(app->sess.target),
-                 v ? v->summary : "", v ? v->title : "");
+        snprintf(left, sizeof left, " heapscope: %s: paused: %s: %s",
+                 base_name(session_target(app->sess)), v ? v->summary : "", v ? v->title : "");
         if (app->ex.n_hist > 1)
             snprintf(right, sizeof right, " view %zu/%zu ", app->ex.pos + 1, app->ex.n_hist);
     }
@@ -170,7 +170,8 @@ void tui_cmd_redraw(tui_app *app, int arg) {
 
 void tui_cmd_quit(tui_app *app, int arg) {
     (void)arg;
-    if (app->screen != TUI_SCREEN_PICKER && app->sess.paused && !app->sess.snapshot) {
+    if (app->screen != TUI_SCREEN_PICKER && session_paused(app->sess) &&
+        session_caps_of(app->sess).live) {
         app->mode = TUI_MODE_QUIT_ASK;
         app->msg.text[0] = 0;
         return;
@@ -182,7 +183,7 @@ static void quit_answer(tui_app *app, int key) {
     if (key == 'y' || key == 'Y') {
         tui_explorer_reset(&app->ex);
         hs_error err = {0};
-        if (tui_session_resume(&app->sess, &err) != HS_OK) {
+        if (tui_target_resume(app, &err) != HS_OK) {
             /* say so and stay: quitting now would leave it paused unasked */
             app->mode = TUI_MODE_NORMAL;
             tui_app_error(app, "cannot resume", &err);
@@ -235,7 +236,7 @@ static void start(tui_app *app) {
     }
     tui_progress_begin("connecting");
     hs_error err = {0};
-    if (tui_session_connect(&app->sess, target, app->opts.timeout_ms, &err) != HS_OK) {
+    if (tui_target_connect(app, target, &err) != HS_OK) {
         tui_app_go_picker(app);
         tui_app_message(app, TUI_ROLE_ERROR, "cannot connect to %s: %s", target, err.message);
         return;
@@ -250,7 +251,6 @@ int tui_run(const tui_options *opts) {
         return 1;
     }
     app->opts = *opts;
-    app->sess.max_answer = opts->max_answer;
     if (app->opts.timeout_ms <= 0)
         app->opts.timeout_ms = 30000;
     hs_error theme_err = {0};
@@ -271,7 +271,7 @@ int tui_run(const tui_options *opts) {
         tui_progress_reset(); /* an Esc that cancelled earlier work is spent */
         if (app->screen == TUI_SCREEN_PICKER)
             tui_picker_refresh(app, false);
-        else if (tui_session_lost(&app->sess))
+        else if (session_lost(app->sess))
             lost(app); /* noticed while drawing or opening rows */
         tui_app_draw(app);
         int key = tui_read_key(IDLE_WAIT_MS);
@@ -283,7 +283,7 @@ int tui_run(const tui_options *opts) {
     tui_term_stop();
     tui_explorer_reset(&app->ex);
     query_filters_free(app->ex.built);
-    tui_session_close(&app->sess, hs_interrupt_signal() != 0);
+    tui_target_close(app, hs_interrupt_signal() != 0);
     tui_picker_free(&app->picker);
     free(app->palette.order);
     int status = app->status;

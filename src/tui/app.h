@@ -12,6 +12,7 @@
 #include "heapscope/discover.h"
 #include "heapscope/heap.h"
 #include "heapscope/query.h"
+#include "heapscope/session.h"
 #include "heapscope/tui.h"
 #include "heapscope/u64map.h"
 #include "heapscope/wire.h"
@@ -30,42 +31,26 @@ typedef enum tui_mode {
     TUI_MODE_QUIT_ASK  /* q while paused: resume first? */
 } tui_mode;
 
-/* ---- session.c: the connection to one debuggee ---- */
+/* ---- target.c: the explorer's TARGET, over the session module ---- */
 
-typedef struct tui_session {
-    char target[512];
-    wire_conn *conn;
-    struct store_snapshot *snapshot; /* a snapshot file: no connection */
-    heap *heap;              /* while paused */
-    heap *kept;              /* the heap of this connection, kept across
-                                resumes for its immutable parts (info tables,
-                                constructor names, bitmaps) */
-    bool paused;             /* the debuggee is paused, by us or found so */
-    bool ours;               /* our PAUSE may have taken effect and no RESUME of
-                                ours has: a signal resumes it on the way out */
-    wire_version version;
-    bool have_version;
-    uint64_t max_answer;     /* --max-answer, 0 = the wire default */
-} tui_session;
-
-/* Connects, asks the debuggee's version and whether it is paused. Unlike
- * ghc-debug's UI it does not send RESUME: a debuggee another session left
- * paused stays paused until the user says otherwise. */
-hs_status tui_session_connect(tui_session *s, const char *target, int timeout_ms, hs_error *err);
+/* Connects, asks the debuggee's version and whether it is paused (or opens
+ * a snapshot file) into app->sess. Unlike ghc-debug's UI it does not send
+ * RESUME: a debuggee another session left paused stays paused until the
+ * user says otherwise. Every wait shows the spinner; Esc cancels. */
+hs_status tui_target_connect(tui_app *app, const char *target, hs_error *err);
 /* Pauses (unless it is paused already) and reads the heap with progress;
- * Esc cancels, and a debuggee this pause stopped is resumed again. */
-hs_status tui_session_pause(tui_session *s, hs_error *err);
-hs_status tui_session_resume(tui_session *s, hs_error *err);
+ * Esc cancels, and a debuggee this pause stopped is resumed again. A
+ * snapshot file shows its pause. */
+hs_status tui_target_pause(tui_app *app, hs_error *err);
+hs_status tui_target_resume(tui_app *app, hs_error *err);
 /* After a request was cut short (Esc, a timeout): connects again to the
  * same target and asks whether the debuggee is still paused (if so the
- * heap stays valid; if not, s->heap is dropped). */
-hs_status tui_session_revive(tui_session *s, hs_error *err);
-/* Drops the heap and disconnects; with give_ours_back, a debuggee we
- * paused is resumed first (even over a new connection). */
-void tui_session_close(tui_session *s, bool give_ours_back);
-bool tui_session_lost(const tui_session *s);
-/* 0 when not known. */
-int tui_session_prof_mode(const tui_session *s);
+ * heap stays valid; if not, it is dropped). */
+hs_status tui_target_revive(tui_app *app, hs_error *err);
+/* Drops the heap and disconnects (app->sess becomes NULL); with
+ * give_ours_back, a debuggee we paused is resumed first (even over a new
+ * connection). */
+void tui_target_close(tui_app *app, bool give_ours_back);
 
 /* ---- picker.c ---- */
 
@@ -238,7 +223,7 @@ typedef struct tui_app {
     bool quit;
     int status;
     tui_picker picker;
-    tui_session sess;
+    session *sess; /* the TARGET looked at; NULL on the picker */
     tui_explorer ex;
     tui_prompt prompt;
     int key; /* the key being dispatched, for handlers bound to several */

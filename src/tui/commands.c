@@ -177,9 +177,9 @@ const char *tui_command_unavailable(const tui_app *app, const tui_command *cmd) 
         return "pause the debuggee first (p)";
     if ((cmd->needs & TUI_NEED_RUNNING) && paused)
         return "the debuggee is paused: resume it first (r)";
-    if ((cmd->needs & TUI_NEED_STOPPED) && !app->sess.paused && !paused)
+    if ((cmd->needs & TUI_NEED_STOPPED) && !session_paused(app->sess) && !paused)
         return "the debuggee is running";
-    int mode = tui_session_prof_mode(&app->sess);
+    int mode = session_prof_mode(app->sess);
     if ((cmd->needs & TUI_NEED_ERA) && mode != WIRE_PROF_ERA)
         return "needs era profiling (run the program with +RTS -he)";
     if ((cmd->needs & TUI_NEED_PROFILED) && mode == WIRE_PROF_NONE)

@@ -59,7 +59,7 @@ static void prof_items(tui_app *app, items *s, const heap_closure *c) {
         return;
     uint64_t w = c->prof.word;
     bool utf8 = tui_term_caps_get()->utf8;
-    switch (tui_session_prof_mode(&app->sess)) {
+    switch (session_prof_mode(app->sess)) {
     case WIRE_PROF_ERA: ADD(s, "Era", TUI_ROLE_DETAILS, "%" PRIu64, w); break;
     case WIRE_PROF_LDV: {
         uint64_t created = (w & UINT64_C(0x0FFFFFFFC0000000)) >> 30;
@@ -85,14 +85,14 @@ static void prof_items(tui_app *app, items *s, const heap_closure *c) {
 static void ipe_items(tui_app *app, items *s, const heap_closure *c) {
     const wire_source_info *ipe = NULL;
     hs_error err = {0};
-    if (!c->info || heap_info_source(app->sess.heap, c->info, &ipe, &err) != HS_OK) {
+    if (!c->info || heap_info_source(session_heap(app->sess), c->info, &ipe, &err) != HS_OK) {
         if (err.message[0])
             ADD(s, "Source", TUI_ROLE_ERROR, "%s", err.message);
         return;
     }
     if (!ipe) {
         char advice[160];
-        heap_provenance_advice(heap_version(app->sess.heap), advice, sizeof advice);
+        heap_provenance_advice(heap_version(session_heap(app->sess)), advice, sizeof advice);
         ADD(s, "Source", TUI_ROLE_INFO, "no info-table location: %s", advice);
         return;
     }
@@ -129,7 +129,7 @@ static void closure_items(tui_app *app, items *s, const tui_node *n) {
     ADD(s, "Address", TUI_ROLE_ADDRESS, "0x%" PRIx64, n->addr);
     if (!n->addr)
         return;
-    if (heap_decode(app->sess.heap, n->addr, c, &err) != HS_OK) {
+    if (heap_decode(session_heap(app->sess), n->addr, c, &err) != HS_OK) {
         ADD(s, "Error", TUI_ROLE_ERROR, "%s", err.message);
         return;
     }
@@ -166,7 +166,7 @@ static void collect(tui_app *app, tui_tree *t, tui_node_id id, items *s) {
         return;
     }
     read_items(app, t, id, s);
-    memo.held = app->sess.conn && tui_session_lost(&app->sess);
+    memo.held = app->sess && session_lost(app->sess);
     if (memo.held) {
         memo.t = t;
         memo.id = id;
@@ -176,7 +176,7 @@ static void collect(tui_app *app, tui_tree *t, tui_node_id id, items *s) {
 
 static void read_items(tui_app *app, tui_tree *t, tui_node_id id, items *s) {
     s->n = 0;
-    if (id == TUI_NODE_NONE || !app->sess.heap)
+    if (id == TUI_NODE_NONE || !session_heap(app->sess))
         return;
     const tui_node *n = tui_tree_node(t, id);
     match_items(app, s, n);

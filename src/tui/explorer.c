@@ -91,8 +91,8 @@ hs_status tui_explorer_open(tui_app *app, hs_error *err) {
     tui_view *v = tui_view_new(true);
     if (!v)
         return hs_fail(err, HS_ERR_NOMEM, "out of memory");
-    const wire_ptr_list *saved = heap_saved_objects(app->sess.heap);
-    const wire_ptr_list *roots = heap_roots(app->sess.heap);
+    const wire_ptr_list *saved = heap_saved_objects(session_heap(app->sess));
+    const wire_ptr_list *roots = heap_roots(session_heap(app->sess));
     for (size_t i = 0; i < saved->count + roots->count; i++) {
         bool is_saved = i < saved->count;
         uint64_t a = wire_untag(is_saved ? saved->items[i] : roots->items[i - saved->count]);
@@ -176,43 +176,43 @@ void tui_cmd_move(tui_app *app, int how) {
 void tui_cmd_pause(tui_app *app, int arg) {
     (void)arg;
     hs_error err = {0};
-    tui_session *s = &app->sess;
-    hs_status st = tui_session_pause(s, &err);
+    hs_status st = tui_target_pause(app, &err);
+    session *s = app->sess;
     if (st == HS_OK)
         st = tui_explorer_open(app, &err);
     if (st == HS_OK) {
         app->screen = TUI_SCREEN_PAUSED;
         const tui_view *v = tui_explorer_view(app);
-        tui_app_message(app, TUI_ROLE_INFO, "%s: %s", s->ours ? "paused" : "paused before",
+        tui_app_message(app, TUI_ROLE_INFO, "%s: %s", session_ours(s) ? "paused" : "paused before",
                         v->summary);
         return;
     }
-    if (st == HS_ERR_CANCELLED && !tui_session_lost(s)) {
+    if (st == HS_ERR_CANCELLED && !session_lost(s)) {
         tui_app_message(app, TUI_ROLE_INFO, "%s",
-                        s->paused ? "cancelled: the debuggee stays paused, as it was found"
+                        session_paused(s) ? "cancelled: the debuggee stays paused, as it was found"
                                   : "pause cancelled: the debuggee runs on");
         return;
     }
     tui_app_error(app, "cannot pause", &err);
-    if (!tui_session_lost(s) && s->heap) { /* paused, but no view */
+    if (!session_lost(s) && session_heap(s)) { /* paused, but no view */
         hs_error ignored;
-        if (s->ours)
-            tui_session_resume(s, &ignored);
-        s->heap = NULL;
+        if (session_ours(s))
+            session_resume(s, &ignored);
+        session_drop_heap(s);
     }
 }
 
 void tui_cmd_resume(tui_app *app, int arg) {
     (void)arg;
     hs_error err = {0};
-    if (app->sess.snapshot) { /* say why, and keep the tree */
-        tui_session_resume(&app->sess, &err);
+    if (app->sess && !session_caps_of(app->sess).live) { /* say why, and keep the tree */
+        tui_target_resume(app, &err);
         tui_app_error(app, "cannot resume", &err);
         return;
     }
     tui_explorer_reset(&app->ex);
     app->screen = TUI_SCREEN_RUNNING;
-    if (tui_session_resume(&app->sess, &err) != HS_OK) {
+    if (tui_target_resume(app, &err) != HS_OK) {
         tui_app_error(app, "cannot resume", &err);
         return;
     }
@@ -221,8 +221,8 @@ void tui_cmd_resume(tui_app *app, int arg) {
 
 void tui_cmd_disconnect(tui_app *app, int arg) {
     (void)arg;
-    bool paused = app->sess.paused;
-    tui_session_close(&app->sess, false);
+    bool paused = session_paused(app->sess);
+    tui_target_close(app, false);
     tui_app_go_picker(app);
     if (paused)
         tui_app_message(app, TUI_ROLE_INFO, "disconnected; the debuggee stays paused");
@@ -306,7 +306,7 @@ void tui_cmd_eras(tui_app *app, int arg) {
     ex->era_colors = !ex->era_colors;
     if (!ex->era_colors)
         tui_app_message(app, TUI_ROLE_INFO, "era colours off");
-    else if (tui_session_prof_mode(&app->sess) != WIRE_PROF_ERA)
+    else if (session_prof_mode(app->sess) != WIRE_PROF_ERA)
         tui_app_message(app, TUI_ROLE_INFO,
                         "era colours on, but this debuggee has no eras (+RTS -he): rows stay plain");
     else if (!tui_term_era_colors())

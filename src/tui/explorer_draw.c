@@ -32,26 +32,28 @@ static const char *mode_text(int mode) {
 
 void tui_running_draw(tui_app *app) {
     char line[700], k1[32], k2[32], k3[32];
-    const tui_session *s = &app->sess;
+    const session *s = app->sess;
+    bool paused = session_paused(s);
+    const wire_version *v = session_known_version(s);
     int y = LINES / 2 - 4 > 2 ? LINES / 2 - 4 : 2, x = 4;
-    tui_put(y++, x, s->paused ? "The debuggee is paused." : "The debuggee is running.", COLS - x,
+    tui_put(y++, x, paused ? "The debuggee is paused." : "The debuggee is running.", COLS - x,
             tui_attr(TUI_ROLE_NORMAL) | A_BOLD);
-    if (s->paused)
+    if (paused)
         tui_put(y++, x,
-                s->ours ? "heapscope paused it; its heap is not read."
+                session_ours(s) ? "heapscope paused it; its heap is not read."
                         : "It was paused before heapscope connected (another session, or the "
                           "program itself); heapscope leaves it so unless told.",
                 COLS - x, tui_attr(TUI_ROLE_INFO));
     y++;
-    snprintf(line, sizeof line, "Connected to %s", s->target);
+    snprintf(line, sizeof line, "Connected to %s", session_target(s));
     tui_put(y++, x, line, COLS - x, tui_attr(TUI_ROLE_NORMAL));
-    if (s->have_version) {
-        snprintf(line, sizeof line, "GHC %u.%u.%u, %s", s->version.major / 100,
-                 s->version.major % 100, s->version.patch, mode_text(s->version.prof_mode));
+    if (v) {
+        snprintf(line, sizeof line, "GHC %u.%u.%u, %s", v->major / 100, v->major % 100, v->patch,
+                 mode_text(v->prof_mode));
         tui_put(y++, x, line, COLS - x, tui_attr(TUI_ROLE_INFO));
     }
     y++;
-    if (s->paused)
+    if (paused)
         snprintf(line, sizeof line, "Press %s to explore its heap, %s to resume it.",
                  tui_command_key("Pause", k1, sizeof k1), tui_command_key("Resume", k2, sizeof k2));
     else
@@ -232,7 +234,7 @@ void tui_explorer_draw(tui_app *app) {
     if (app->ex.n_filters > 0 && bottom - top > 3)
         draw_filters(app, top++);
     bool legend = app->ex.era_colors && tui_term_era_colors() &&
-                  tui_session_prof_mode(&app->sess) == WIRE_PROF_ERA && bottom - top > 3;
+                  session_prof_mode(app->sess) == WIRE_PROF_ERA && bottom - top > 3;
     if (legend)
         bottom--;
     int tree_w = COLS, pane_w = 0, pane_h = 0;

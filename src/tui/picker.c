@@ -128,7 +128,7 @@ void tui_cmd_picker_open(tui_app *app, int arg) {
     }
     tui_progress_begin("connecting");
     hs_error err = {0};
-    if (tui_session_connect(&app->sess, e->path, app->opts.timeout_ms, &err) != HS_OK) {
+    if (tui_target_connect(app, e->path, &err) != HS_OK) {
         size_t pl = strlen(e->path);
         if (err.status == HS_ERR_CANCELLED)
             tui_app_message(app, TUI_ROLE_INFO, "connecting to %s: cancelled", e->name);
@@ -142,7 +142,7 @@ void tui_cmd_picker_open(tui_app *app, int arg) {
     }
     app->screen = TUI_SCREEN_RUNNING;
     tui_app_message(app, TUI_ROLE_INFO, "connected to %s%s", e->name,
-                    app->sess.paused ? ": it is paused (heapscope did not pause it)" : "");
+                    session_paused(app->sess) ? ": it is paused (heapscope did not pause it)" : "");
 }
 
 /* ---- drawing --------------------------------------------------------- */

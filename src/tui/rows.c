@@ -29,7 +29,7 @@ static void set_bar(tui_app *app, tui_row *r, const heap_closure *c) {
         r->bar = TUI_BAR_NONE;
         return;
     }
-    int mode = tui_session_prof_mode(&app->sess);
+    int mode = session_prof_mode(app->sess);
     r->bar = TUI_BAR_PLAIN;
     if (mode == WIRE_PROF_ERA) {
         r->bar = TUI_BAR_ERA;
@@ -45,7 +45,7 @@ static tui_row *closure_row(tui_app *app, tui_tree *t, tui_node_id id) {
         n->leaf = true;
         return new_row("null");
     }
-    heap *h = app->sess.heap;
+    heap *h = session_heap(app->sess);
     hs_error err = {0};
     heap_closure *c = &app->ex.scratch;
     if (heap_decode(h, n->addr, c, &err) != HS_OK) {
@@ -73,7 +73,7 @@ static tui_row *closure_row(tui_app *app, tui_tree *t, tui_node_id id) {
 
 const tui_row *tui_row_get(tui_app *app, tui_tree *t, tui_node_id id) {
     tui_node *n = tui_tree_node(t, id);
-    if (n->row || n->kind == TUI_NODE_TEXT || !app->sess.heap)
+    if (n->row || n->kind == TUI_NODE_TEXT || !session_heap(app->sess))
         return n->row;
     tui_row *r = NULL;
     if (n->kind == TUI_NODE_CLOSURE) {
@@ -90,7 +90,7 @@ const tui_row *tui_row_get(tui_app *app, tui_tree *t, tui_node_id id) {
 }
 
 void tui_rows_prefetch(tui_app *app, tui_tree *t, size_t first, size_t count) {
-    heap *h = app->sess.heap;
+    heap *h = session_heap(app->sess);
     size_t n;
     const uint32_t *rows = tui_tree_rows(t, &n);
     if (!h || first >= n)
@@ -135,7 +135,7 @@ const char *tui_cc_text(tui_app *app, uint64_t addr, bool is_ccs, hs_error *err)
     uint64_t *known = u64map_find(&ex->cc_text, addr);
     if (known)
         return ex->cc_strings[*known - 1];
-    heap *h = app->sess.heap;
+    heap *h = session_heap(app->sess);
     uint64_t cc_addr = addr;
     if (is_ccs) {
         const wire_ccs *ccs;
@@ -192,7 +192,7 @@ static hs_status load_ccs(tui_app *app, tui_tree *t, tui_node_id id, hs_error *e
     int i = 0;
     for (; ccs && i < CCS_CHAIN_MAX; i++) {
         const wire_ccs *payload;
-        hs_status st = heap_ccs(app->sess.heap, ccs, &payload, err);
+        hs_status st = heap_ccs(session_heap(app->sess), ccs, &payload, err);
         if (st != HS_OK)
             return st;
         cc = payload->cc;
@@ -209,7 +209,7 @@ static hs_status load_ccs(tui_app *app, tui_tree *t, tui_node_id id, hs_error *e
 }
 
 static hs_status load_closure(tui_app *app, tui_tree *t, tui_node_id id, hs_error *err) {
-    heap *h = app->sess.heap;
+    heap *h = session_heap(app->sess);
     heap_closure *c = &app->ex.scratch;
     hs_status st = heap_decode(h, tui_tree_node(t, id)->addr, c, err);
     if (st != HS_OK)
@@ -227,7 +227,7 @@ static hs_status load_closure(tui_app *app, tui_tree *t, tui_node_id id, hs_erro
 
 hs_status tui_rows_load(void *ctx, tui_tree *t, tui_node_id id, hs_error *err) {
     tui_app *app = ctx;
-    if (!app->sess.heap)
+    if (!session_heap(app->sess))
         return hs_fail(err, HS_ERR_NOT_PAUSED, "the debuggee is not paused");
     const tui_node *n = tui_tree_node(t, id);
     if (n->flags & TUI_NODE_MATCH)

@@ -58,7 +58,8 @@ void tui_filter_describe(const tui_app *app, size_t i, char *buf, size_t cap) {
 /* A filter that parses and that this debuggee can evaluate. */
 static hs_status check(tui_app *app, query_filter_kind kind, const char *text, bool invert,
                        hs_error *err) {
-    hs_status st = app->sess.heap ? query_filter_usable(kind, app->sess.heap, err) : HS_OK;
+    heap *h = session_heap(app->sess);
+    hs_status st = h ? query_filter_usable(kind, h, err) : HS_OK;
     if (st != HS_OK)
         return st;
     query_filters *f;
@@ -189,7 +190,7 @@ static bool closure_lives_at(tui_app *app, const char *text) {
         return true; /* check() already accepted it: let the search say */
     heap_closure c = {0};
     hs_error err = {0};
-    hs_status st = heap_decode_named(app->sess.heap, addr, &c, &err);
+    hs_status st = heap_decode_named(session_heap(app->sess), addr, &c, &err);
     heap_closure_free(&c);
     if (st == HS_ERR_NOT_FOUND)
         tui_app_message(app, TUI_ROLE_ERROR, "%s", err.message);
@@ -301,7 +302,7 @@ static void describe_all(tui_app *app, char *buf, size_t cap) {
 
 void tui_search_run(tui_app *app, const char *title) {
     tui_explorer *ex = &app->ex;
-    heap *h = app->sess.heap;
+    heap *h = session_heap(app->sess);
     hs_error err = {0};
     if (!ex->built && rebuild(ex, &err) != HS_OK) {
         tui_app_message(app, TUI_ROLE_ERROR, "%s", err.message);

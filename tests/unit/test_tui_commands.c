@@ -9,6 +9,7 @@
 #include "../../src/tui/commands.h"
 #include "../../src/tui/keys.h"
 #include "../../src/tui/tui_curses.h"
+#include "fake_source.h"
 
 static const tui_command *by_name(const char *name) {
     for (size_t i = 0; i < tui_n_commands; i++)
@@ -132,6 +133,22 @@ Test(tui_commands, man_section_has_every_command) {
     free(text);
 }
 
+/* Gives app a session on an empty pause of a debuggee with this VERSION
+ * profiling mode (held in memory); -1 closes it. */
+static void profile(tui_app *app, int prof_mode) {
+    static fake_source *f;
+    session_close(app->sess);
+    app->sess = NULL;
+    fake_free(f);
+    f = NULL;
+    if (prof_mode < 0)
+        return;
+    f = fake_new(910, 0, (uint8_t)prof_mode);
+    hs_error err = {0};
+    cr_assert_eq(session_open_source("fake", fake_heap_source(f), &app->sess, &err), HS_OK, "%s",
+                 err.message);
+}
+
 Test(tui_commands, availability_follows_the_state) {
     static tui_app app; /* zeroed: picker, nothing connected */
     app.screen = TUI_SCREEN_PICKER;
@@ -144,29 +161,29 @@ Test(tui_commands, availability_follows_the_state) {
     cr_assert_not_null(tui_command_unavailable(&app, by_name("Move down")));
     cr_assert_not_null(tui_command_unavailable(&app, by_name("Connect")));
     app.screen = TUI_SCREEN_PAUSED;
-    app.sess.have_version = true;
-    app.sess.version.prof_mode = WIRE_PROF_NONE;
+    profile(&app, WIRE_PROF_NONE);
     cr_assert_null(tui_command_unavailable(&app, by_name("Find retainers")));
     cr_assert_not_null(tui_command_unavailable(&app, by_name("Pause")));
     cr_assert_not_null(tui_command_unavailable(&app, by_name("Find closures by era")));
     cr_assert_not_null(tui_command_unavailable(&app, by_name("Add filter: cost centre id")));
-    app.sess.version.prof_mode = WIRE_PROF_PLAIN;
+    profile(&app, WIRE_PROF_PLAIN);
     cr_assert_null(tui_command_unavailable(&app, by_name("Add filter: cost centre id")));
     cr_assert_not_null(tui_command_unavailable(&app, by_name("Add filter: era range")));
-    app.sess.version.prof_mode = WIRE_PROF_ERA;
+    profile(&app, WIRE_PROF_ERA);
     cr_assert_null(tui_command_unavailable(&app, by_name("Add filter: era range")));
     cr_assert_not_null(tui_command_unavailable(&app, by_name("Invert the filter")));
     app.mode = TUI_MODE_PROMPT;
     cr_assert_null(tui_command_unavailable(&app, by_name("Invert the filter")));
+    profile(&app, -1);
 }
 
 Test(tui_commands, disabled_key_says_why_and_runs_nothing) {
     static tui_app app;
     app.screen = TUI_SCREEN_PAUSED;
-    app.sess.have_version = true;
-    app.sess.version.prof_mode = WIRE_PROF_NONE;
+    profile(&app, WIRE_PROF_NONE);
     cr_assert(tui_command_dispatch(&app, TUI_CTRL('v')));
     cr_assert(strstr(app.msg.text, "era profiling"), "%s", app.msg.text);
     cr_assert_eq(app.mode, TUI_MODE_NORMAL, "no prompt opened");
     cr_assert_not(tui_command_dispatch(&app, 'Z'), "an unbound key");
+    profile(&app, -1);
 }

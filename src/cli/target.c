@@ -1,0 +1,143 @@
+/* A batch command's hold on its TARGET, over the session module: open a
+ * snapshot file, or connect, pause and read the heap (through the cache),
+ * and give the debuggee back as it was found, also when a signal or a
+ * silent debuggee cut the command short; what the command prints about it
+ * on stderr. */
+#include <stdio.h>
+#include <unistd.h>
+
+#include "heapscope/cli.h"
+#include "heapscope/interrupt.h"
+#include "output.h"
+
+bool cli_keep_going(void) { return hs_interrupt_signal() == 0; }
+
+static bool wait_unless_signalled(void *ctx, uint32_t cmd, int waited_ms) {
+    (void)ctx, (void)cmd, (void)waited_ms;
+    return cli_keep_going();
+}
+
+static bool show_fetch_progress(void *ctx, uint32_t cmd, uint64_t bytes) {
+    (void)ctx;
+    if (cmd == WIRE_CMD_ALL_BLOCKS)
+        fprintf(stderr, "\rheapscope: fetching heap blocks: %.1f MB", (double)bytes / 1e6);
+    return true;
+}
+
+static bool show_record_progress(void *ctx, const char *phase, uint64_t done, uint64_t total) {
+    (void)ctx;
+    if (total)
+        fprintf(stderr, "\r\033[Kheapscope: recording the pause: %s %.0f%%", phase,
+                100.0 * (double)done / (double)total);
+    else
+        fprintf(stderr, "\r\033[Kheapscope: recording the pause: %s", phase);
+    return true;
+}
+
+static void warn(void *ctx, const char *message) {
+    (void)ctx;
+    fprintf(stderr, "heapscope: %s\n", message);
+}
+
+void cli_session_options(const cli_common *common, session_options *o) {
+    *o = (session_options){.timeout_ms = common->timeout_ms,
+                           .max_answer = common->max_answer,
+                           .max_answer_option = "--max-answer",
+                           .wait = wait_unless_signalled,
+                           .warn = warn};
+    if (isatty(STDERR_FILENO)) {
+        o->progress = show_fetch_progress;
+        o->record_progress = show_record_progress;
+    }
+}
+
+/* The cache is a help, never a condition: one warning when it cannot be
+ * used, and the command goes on without it. */
+static cache *open_cache(const cli_common *common) {
+    cache *c = NULL;
+    if (common->no_cache)
+        return NULL;
+    cache_options o = {.max_bytes = common->cache_size};
+    hs_error err = {0};
+    if (cache_open(&o, &c, &err) != HS_OK)
+        fprintf(stderr, "heapscope: going on without the cache: %s\n", err.message);
+    return c;
+}
+
+/* A debuggee: pause (saying so when it was paused already), then read. */
+static hs_status pause_and_read(cli_session *s, hs_error *err) {
+    if (session_pause(s->sess, err) != HS_OK)
+        return hs_fail_context(err, "cannot pause %s", s->target);
+    if (!session_ours(s->sess))
+        fprintf(stderr, "heapscope: %s was already paused; it is left paused\n", s->target);
+    hs_status st = session_read_heap(s->sess, err);
+    if (isatty(STDERR_FILENO))
+        fputs("\r\033[K", stderr);
+    if (st != HS_OK)
+        return hs_fail_context(err, "reading the heap of %s", s->target);
+    return HS_OK;
+}
+
+hs_status cli_session_open(const char *target, const cli_common *common, cli_session *s,
+                           hs_error *err) {
+    *s = (cli_session){.target = target};
+    session_options o;
+    cli_session_options(common, &o);
+    bool live = !session_target_is_file(target);
+    if (live || session_target_is_ghcdebug_file(target)) /* kept converted in the cache */
+        o.cache = s->cache = open_cache(common);
+    hs_status st = session_open(target, &o, &s->sess, err);
+    if (st == HS_OK && live) {
+        st = pause_and_read(s, err);
+    } else if (st == HS_OK) {
+        st = session_read_heap(s->sess, err);
+        if (isatty(STDERR_FILENO) && s->cache) /* the conversion's progress */
+            fputs("\r\033[K", stderr);
+    }
+    if (st == HS_OK) {
+        s->heap = session_heap(s->sess);
+        return HS_OK;
+    }
+    hs_error ignored;
+    cli_session_close(s, common, &ignored);
+    return st;
+}
+
+/* --record: the pause into the cache, in full, while it is still paused. */
+static hs_status record(cli_session *s, hs_error *err) {
+    if (!s->cache)
+        return hs_fail(err, HS_ERR_USAGE, "--record needs the cache, which is off");
+    bool tty = isatty(STDERR_FILENO);
+    store_write_options opts = {.progress = tty ? show_record_progress : NULL};
+    hs_status st = session_record(s->sess, &opts, err);
+    if (tty)
+        fputs("\r\033[K", stderr);
+    return st;
+}
+
+hs_status cli_session_close(cli_session *s, const cli_common *common, hs_error *err) {
+    hs_status st = HS_OK;
+    bool live = session_caps_of(s->sess).live;
+    if (common->record && s->sess && live && s->heap && cli_keep_going())
+        st = record(s, err);
+    s->heap = NULL;
+    hs_error resume_err;
+    if (session_ours(s->sess) && !common->leave_paused) {
+        if (session_give_back(s->sess, &resume_err) != HS_OK && st == HS_OK) {
+            st = resume_err.status;
+            *err = resume_err;
+        }
+    } else if (session_ours(s->sess)) {
+        hs_interrupt_note("the debuggee is left paused (--leave-paused)");
+    } else if (live && session_paused(s->sess)) {
+        hs_interrupt_note("the debuggee is left paused, as it was found");
+    }
+    hs_error flush_err = {0}; /* after the resume: a busy cache must not keep it paused */
+    if (session_flush_cache(s->sess, &flush_err) != HS_OK)
+        fprintf(stderr, "heapscope: %s\n", flush_err.message);
+    session_close(s->sess);
+    s->sess = NULL;
+    cache_close(s->cache);
+    s->cache = NULL;
+    return st;
+}

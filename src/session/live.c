@@ -1,0 +1,96 @@
+/* A debuggee's steps: connect, learn whether it is paused, pause, read its
+ * heap through the cache, come back after a cut-short request, and give it
+ * back on the way out. */
+#include <stdio.h>
+
+#include "heapscope/interrupt.h"
+#include "session_internal.h"
+
+/* Longest wait for the RESUME when leaving: a debuggee that does not
+ * answer it must not keep heapscope from exiting for the whole timeout. */
+#define LEAVE_TIMEOUT_MS 5000
+
+hs_status session_live_open(session *s, hs_error *err) {
+    wire_options o;
+    wire_options_with_timeout(&o, s->opts.timeout_ms);
+    if (s->opts.max_answer)
+        o.max_response = s->opts.max_answer;
+    o.max_response_option = s->opts.max_answer_option;
+    o.progress = s->opts.progress;
+    o.progress_ctx = s->opts.progress_ctx;
+    o.wait = s->opts.wait;
+    o.wait_ctx = s->opts.wait_ctx;
+    hs_status st = wire_connect(s->target, &o, &s->conn, err);
+    if (st != HS_OK)
+        return st;
+    /* first a quick VERSION: is anyone serving us? (a stub busy with another
+     * client accepts the connection but answers nothing) */
+    st = wire_hello(s->conn, &s->version, err);
+    s->have_version = st == HS_OK;
+    return st;
+}
+
+/* Asks whether the debuggee is paused; a heap read while it was is kept
+ * only if it still is. */
+static hs_status learn_pause_state(session *s, hs_error *err) {
+    hs_status st = wire_query_paused(s->conn, &s->paused, err);
+    if (st == HS_ERR_BAD_COMMAND)
+        s->paused = false; /* a stub that cannot say: take it as running, as PAUSE will tell */
+    else if (st != HS_OK)
+        return st;
+    if (!s->paused) {
+        s->ours = false;
+        s->heap = NULL; /* s->kept stays for the next pause */
+    }
+    return HS_OK;
+}
+
+hs_status session_live_probe(session *s, hs_error *err) { return learn_pause_state(s, err); }
+
+hs_status session_live_pause(session *s, hs_error *err) {
+    if (s->paused)
+        return HS_OK;
+    s->ours = true; /* from the moment PAUSE is sent */
+    bool already = false;
+    hs_status st = wire_pause(s->conn, &already, err);
+    if (st == HS_OK) {
+        s->paused = true;
+        s->ours = !already;
+    }
+    return st;
+}
+
+/* The first heap of the connection reads through the cache when there is
+ * one: made here, right before heap_open, whose VERSION proves the
+ * fingerprinted process is still the one at the other end. */
+heap_source session_live_source(session *s) {
+    if (s->linked) /* an earlier first read that failed */
+        cache_link_close(&s->link);
+    s->linked = true;
+    return cache_link_live(s->opts.cache, s->conn, heap_source_live(s->conn), &s->link);
+}
+
+hs_status session_revive(session *s, hs_error *err) {
+    if (!s->conn)
+        return HS_OK; /* a file is never cut short */
+    hs_status st = wire_reconnect(s->conn, err);
+    return st == HS_OK ? learn_pause_state(s, err) : st;
+}
+
+hs_status session_give_back(session *s, hs_error *err) {
+    if (!s->conn || !s->ours)
+        return HS_OK;
+    wire_conn_set_wait(s->conn, NULL, NULL);
+    wire_conn_set_io_timeout(s->conn, LEAVE_TIMEOUT_MS);
+    hs_status st = wire_resume_anyway(s->conn, err);
+    if (st == HS_OK) {
+        s->heap = NULL;
+        s->paused = s->ours = false;
+        hs_interrupt_note("the debuggee was resumed");
+    } else {
+        char note[HS_ERROR_MESSAGE_MAX + 64];
+        snprintf(note, sizeof note, "the debuggee may be left paused: %s", err->message);
+        hs_interrupt_note(note);
+    }
+    return st;
+}

@@ -1,0 +1,101 @@
+/* The explorer's TARGET over the session module: what the user sees while
+ * heapscope connects, pauses, reads and leaves.
+ *
+ * Every wait on the debuggee runs on_wire_wait: the footer's spinner moves,
+ * and Esc, Ctrl-C or a quit signal cancel. A cancelled request leaves the
+ * stream unusable, so the session connects again in place
+ * (tui_target_revive) and asks whether the debuggee is paused: while it
+ * is, the heap read before stays valid. */
+#include <stdio.h>
+
+#include "app.h"
+#include "heapscope/interrupt.h"
+#include "term.h"
+
+static bool on_wire_progress(void *ctx, uint32_t cmd, uint64_t bytes) {
+    (void)ctx;
+    const char *what = cmd == WIRE_CMD_ALL_BLOCKS ? "reading the heap" : "waiting for the debuggee";
+    return tui_progress(what, bytes >> 20, "MiB");
+}
+
+static bool on_wire_wait(void *ctx, uint32_t cmd, int waited_ms) {
+    (void)ctx;
+    if (waited_ms < WIRE_WAIT_SLICE_MS) /* a quick answer shows nothing and leaves */
+        return !hs_interrupt_signal();   /* typed-ahead keys alone */
+    char what[80];
+    snprintf(what, sizeof what, "waiting for the debuggee (%s)",
+             cmd ? wire_command_name(cmd) : "connecting");
+    return tui_progress(what, (uint64_t)waited_ms / 1000, "s");
+}
+
+hs_status tui_target_connect(tui_app *app, const char *target, hs_error *err) {
+    tui_target_close(app, false);
+    session_options o = {.timeout_ms = app->opts.timeout_ms,
+                         .max_answer = app->opts.max_answer,
+                         .max_answer_option = "--max-answer",
+                         .progress = on_wire_progress,
+                         .wait = on_wire_wait};
+    hs_status st = session_open(target, &o, &app->sess, err);
+    if (st == HS_OK)
+        st = session_probe(app->sess, err);
+    if (st != HS_OK)
+        tui_target_close(app, false);
+    return st;
+}
+
+hs_status tui_target_revive(tui_app *app, hs_error *err) {
+    if (!app->sess)
+        return hs_fail(err, HS_ERR_CLOSED, "not connected");
+    tui_progress_begin("connecting again");
+    return session_revive(app->sess, err);
+}
+
+hs_status tui_target_resume(tui_app *app, hs_error *err) {
+    if (!app->sess)
+        return hs_fail(err, HS_ERR_CLOSED, "not connected");
+    return session_resume(app->sess, err);
+}
+
+/* After a failed pause: connect again if the stream died, and resume a
+ * debuggee this pause stopped, so that Esc leaves it as it was. */
+static void undo_pause(tui_app *app) {
+    hs_error ignored;
+    if (session_lost(app->sess) && tui_target_revive(app, &ignored) != HS_OK)
+        return;
+    if (session_ours(app->sess)) {
+        tui_progress_begin("resuming the debuggee");
+        session_resume(app->sess, &ignored);
+    }
+}
+
+hs_status tui_target_pause(tui_app *app, hs_error *err) {
+    session *s = app->sess;
+    if (!s)
+        return hs_fail(err, HS_ERR_CLOSED, "not connected");
+    bool live = session_caps_of(s).live;
+    if (live && !session_paused(s))
+        tui_progress_begin("pausing the debuggee");
+    hs_status st = session_pause(s, err);
+    if (st == HS_OK) {
+        if (live)
+            tui_progress_begin("reading the heap");
+        st = session_read_heap(s, err);
+    }
+    if (st == HS_OK || !live)
+        return st;
+    bool cancelled = st == HS_ERR_CANCELLED || tui_progress_cancelled();
+    undo_pause(app);
+    return cancelled ? hs_fail(err, HS_ERR_CANCELLED, "cancelled") : st;
+}
+
+void tui_target_close(tui_app *app, bool give_ours_back) {
+    session *s = app->sess;
+    hs_error ignored;
+    if (session_ours(s) && give_ours_back)
+        session_give_back(s, &ignored);
+    else if (session_caps_of(s).live && session_paused(s))
+        hs_interrupt_note(session_ours(s) ? "the debuggee is left paused"
+                                          : "the debuggee is left paused, as it was found");
+    session_close(s);
+    app->sess = NULL;
+}
