@@ -28,7 +28,8 @@ static int run_tui(const char *target, const cli_common *common) {
         return 2;
     }
     tui_options o = {.target = target, .theme = common->theme, .timeout_ms = common->timeout_ms,
-                     .max_answer = common->max_answer};
+                     .max_answer = common->max_answer, .no_cache = common->no_cache,
+                     .cache_size = common->cache_size};
     return tui_run(&o);
 }
 
@@ -44,7 +45,8 @@ static int run_demo(const cli_common *common) {
         return 1;
     }
     tui_options o = {.target = d.socket, .theme = common->theme, .timeout_ms = common->timeout_ms,
-                     .max_answer = common->max_answer};
+                     .max_answer = common->max_answer, .no_cache = common->no_cache,
+                     .cache_size = common->cache_size};
     int rc = tui_run(&o);
     cli_debuggee_stop(&d);
     return rc;

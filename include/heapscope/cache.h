@@ -141,6 +141,10 @@ hs_status cache_record(cache *c, heap *h, const store_meta *meta, const char *ex
  * `heapscope cache list` show); a pause whose file is gone is left out. */
 hs_status cache_list_pauses(cache *c, cache_pause_list *out, hs_error *err);
 void cache_pause_list_free(cache_pause_list *l);
+/* True when p is the copy made of the ghc-debug snapshot at real_path (its
+ * realpath) when it was first opened, and the file has not changed since
+ * (mtime, its modification time, is the copy's time of the pause). */
+bool cache_pause_is_copy_of(const cache_pause *p, const char *real_path, int64_t mtime);
 /* Removes one recorded pause (row, then file). */
 hs_status cache_forget_pause(cache *c, int64_t id, hs_error *err);
 

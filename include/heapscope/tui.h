@@ -124,6 +124,8 @@ typedef struct tui_options {
     const char *theme;      /* theme name (NULL = "default") */
     int timeout_ms;
     uint64_t max_answer;    /* cap on one answer in bytes (0 = the wire default) */
+    bool no_cache;          /* --no-cache */
+    uint64_t cache_size;    /* --cache-size, 0 = default */
 } tui_options;
 
 /* Runs the UI until the user quits; returns the process exit status. */

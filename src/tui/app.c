@@ -205,6 +205,7 @@ static void handle_key(tui_app *app, int key) {
     case TUI_MODE_HELP: tui_help_key(app, key); return;
     case TUI_MODE_PALETTE: tui_palette_key(app, key); return;
     case TUI_MODE_QUIT_ASK: quit_answer(app, key); return;
+    case TUI_MODE_REPLACE_ASK: tui_save_answer(app, key); return;
     case TUI_MODE_NORMAL: break;
     }
     app->msg.text[0] = 0;
@@ -242,6 +243,8 @@ static void start(tui_app *app) {
         return;
     }
     app->screen = TUI_SCREEN_RUNNING;
+    if (!session_caps_of(app->sess).live) /* a file is its pause: shown at once */
+        tui_explorer_show_file(app, base_name(target));
 }
 
 int tui_run(const tui_options *opts) {

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "heapscope/cache.h"
 #include "heapscope/discover.h"
 #include "heapscope/heap.h"
 #include "heapscope/query.h"
@@ -28,7 +29,8 @@ typedef enum tui_mode {
     TUI_MODE_PROMPT,   /* the footer's input line */
     TUI_MODE_HELP,     /* the ? overlay */
     TUI_MODE_PALETTE,  /* the Ctrl-P overlay */
-    TUI_MODE_QUIT_ASK  /* q while paused: resume first? */
+    TUI_MODE_QUIT_ASK, /* q while paused: resume first? */
+    TUI_MODE_REPLACE_ASK /* Ctrl-X onto an existing file: replace it? */
 } tui_mode;
 
 /* ---- target.c: the explorer's TARGET, over the session module ---- */
@@ -54,9 +56,51 @@ void tui_target_close(tui_app *app, bool give_ours_back);
 
 /* ---- picker.c ---- */
 
+/* picker_snaps.c: one row of the Snapshots tab. */
+typedef enum tui_snap_kind {
+    TUI_SNAP_FILE,     /* a heapscope snapshot, or a file that is none (!ok) */
+    TUI_SNAP_GHCDEBUG, /* a ghc-debug snapshot */
+    TUI_SNAP_RECORDED  /* a pause the cache recorded */
+} tui_snap_kind;
+
+typedef struct tui_snap {
+    char *path;          /* what Enter opens */
+    char *name;          /* the FILE column */
+    tui_snap_kind kind;
+    bool ok;             /* else why says what is wrong with the file */
+    char why[HS_ERROR_MESSAGE_MAX];
+    char program[256];   /* "" when unknown */
+    int64_t when;        /* time of the pause, else the file's mtime */
+    uint64_t closures;
+    bool closures_known; /* a ghc-debug file's only once it was opened */
+    uint64_t size;       /* bytes of the file */
+    time_t mtime;        /* the file as it was described */
+    long mtime_ns;
+} tui_snap;
+
+typedef struct tui_snaps {
+    tui_snap *items;     /* newest first */
+    size_t count;
+    char **dirs;         /* listed besides ghc-debug's snapshot directory */
+    size_t n_dirs;
+    cache *cache;        /* for the recorded pauses; NULL: off or unreadable */
+    bool cache_tried;
+    char cache_why[HS_ERROR_MESSAGE_MAX + 64]; /* why recorded pauses are missing */
+} tui_snaps;
+
+/* Lists the files and recorded pauses again (a file is described again
+ * only when it changed); on failure the last list stays. */
+hs_status tui_snaps_refresh(tui_app *app, hs_error *err);
+/* Lists the snapshot files of dir too (where Ctrl-X saved one). */
+void tui_snaps_add_dir(tui_snaps *l, const char *dir);
+void tui_snaps_free(tui_snaps *l);
+void tui_snaps_draw_head(int y);
+void tui_snaps_draw_row(const tui_snap *s, int y, bool selected);
+
 typedef struct tui_picker {
     int tab; /* 0: debuggees, 1: snapshots */
-    discover_list lists[2];
+    discover_list debuggees;
+    tui_snaps snaps;
     size_t sel[2], top[2];
     char dir[2][512];
     struct timespec refreshed;
@@ -120,6 +164,7 @@ typedef struct tui_explorer {
     uint64_t limit;          /* 0 = unlimited */
     bool era_colors;
     bool details;
+    int64_t paused_at;       /* Unix time of the pause shown (a snapshot's own) */
     int tree_h;              /* rows of the tree area at the last draw (for paging) */
     char find[256];
     bool find_shown;         /* rows highlight the find text (until Esc) */
@@ -144,6 +189,17 @@ void tui_view_scroll(tui_view *v, size_t height);
 /* The node under the selection, or TUI_NODE_NONE. */
 tui_node_id tui_view_selected(tui_view *v);
 void tui_view_select(tui_view *v, tui_node_id id);
+
+/* file.c: snapshot files in the explorer. */
+/* Opens the snapshot at path into its pause (read-only); name is what
+ * messages call it. On failure a message, and the screen stays. */
+void tui_explorer_open_file(tui_app *app, const char *path, const char *name);
+/* The same once the session has the file open (a TARGET): on failure, the
+ * picker with a message. */
+void tui_explorer_show_file(tui_app *app, const char *name);
+/* The Ctrl-X prompt was accepted; the answer to "replace it?". */
+void tui_save_submit(tui_app *app);
+void tui_save_answer(tui_app *app, int key);
 
 /* Finds text in the visible rows from the selection on (and keeps it for n). */
 void tui_explorer_find(tui_app *app, const char *text);
@@ -198,7 +254,8 @@ typedef enum tui_prompt_kind {
     TUI_PROMPT_FILTER_ADD,    /* prepend to the filters */
     TUI_PROMPT_LIMIT,
     TUI_PROMPT_REMOVE,
-    TUI_PROMPT_LARGE_ARR      /* filters := [ARR_WORDS, size >= n]; search */
+    TUI_PROMPT_LARGE_ARR,     /* filters := [ARR_WORDS, size >= n]; search */
+    TUI_PROMPT_SAVE           /* Ctrl-X: the snapshot file's name */
 } tui_prompt_kind;
 
 typedef struct tui_prompt {
@@ -237,6 +294,7 @@ typedef struct tui_app {
         size_t n, sel, top;
     } palette;
     size_t help_top;
+    char save_path[4096]; /* the file Ctrl-X asks to replace */
 } tui_app;
 
 void tui_app_message(tui_app *app, tui_role role, const char *fmt, ...)
@@ -280,6 +338,7 @@ void tui_picker_move(tui_app *app, int how);
 void tui_cmd_pause(tui_app *app, int arg);
 void tui_cmd_resume(tui_app *app, int arg);
 void tui_cmd_disconnect(tui_app *app, int arg);
+void tui_cmd_save(tui_app *app, int arg);
 
 void tui_cmd_expand(tui_app *app, int arg);
 void tui_cmd_collapse(tui_app *app, int arg);

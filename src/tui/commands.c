@@ -57,9 +57,11 @@ const tui_command tui_commands[] = {
      0},
 
     {"Debuggee list", "Connect", {'\n'}, PICK, 0,
-     "Connect to the selected debuggee", tui_cmd_picker_open, 0},
+     "Connect to the selected debuggee, or open the selected snapshot read-only",
+     tui_cmd_picker_open, 0},
     {"Debuggee list", "Debuggees or snapshots", {TUI_KEY_TAB}, PICK, 0,
-     "Switch between the debuggee sockets and the snapshot files", tui_cmd_picker_tab, 0},
+     "Switch between the debuggee sockets and the snapshots (files and recorded pauses)",
+     tui_cmd_picker_tab, 0},
 
     {"Moving", "Move up", {KEY_UP, 'k'}, NAV, PAUSED, "Select the row above", tui_cmd_move,
      TUI_MOVE_UP},
@@ -74,13 +76,19 @@ const tui_command tui_commands[] = {
     {"Moving", "Last row", {KEY_END, 'G'}, NAV, PAUSED, "Select the last row", tui_cmd_move,
      TUI_MOVE_LAST},
 
-    {"Debuggee", "Pause", {'p'}, EXPL, RUNNING,
+    {"Debuggee", "Pause", {'p'}, EXPL, RUNNING | TUI_NEED_LIVE,
      "Pause the debuggee and explore its heap", tui_cmd_pause, 0},
-    {"Debuggee", "Resume", {'r', C('r')}, EXPL, TUI_NEED_STOPPED,
+    {"Debuggee", "Resume", {'r', C('r')}, EXPL, TUI_NEED_STOPPED | TUI_NEED_LIVE,
      "Resume the debuggee, whoever paused it (the views of its heap are dropped)",
      tui_cmd_resume, 0},
-    {"Debuggee", "Disconnect", {0}, EXPL, RUNNING,
-     "Leave the running debuggee and go back to the debuggee list", tui_cmd_disconnect, 0},
+    {"Debuggee", "Save snapshot", {C('x')}, EXPL, PAUSED,
+     "Save the pause on screen in a snapshot file; asks for a name (a bare name goes into "
+     "ghc-debug's snapshot directory, a name with a / is a path) and before replacing a file; "
+     "on a snapshot, saves a copy",
+     tui_cmd_save, 0},
+    {"Debuggee", "Disconnect", {0}, EXPL, TUI_NEED_LEAVABLE,
+     "Leave the running debuggee, or close the snapshot, and go back to the list",
+     tui_cmd_disconnect, 0},
 
     {"Tree", "Expand", {KEY_RIGHT, 'l', '\n'}, EXPL, PAUSED,
      "Open the selected closure (its children are read now); on an open one, go to its first "
@@ -173,6 +181,12 @@ const char *tui_command_unavailable(const tui_app *app, const tui_command *cmd) 
     if (where != TUI_SCOPE_EXPLORER)
         return NULL;
     bool paused = app->screen == TUI_SCREEN_PAUSED;
+    session_caps caps = session_caps_of(app->sess);
+    bool file = app->sess && !caps.live;
+    if ((cmd->needs & TUI_NEED_LIVE) && file)
+        return cmd->needs & TUI_NEED_RUNNING ? caps.why_no_pause : caps.why_no_resume;
+    if ((cmd->needs & TUI_NEED_LEAVABLE) && paused && !file)
+        return "the debuggee is paused: resume it first (r)";
     if ((cmd->needs & TUI_NEED_PAUSED) && !paused)
         return "pause the debuggee first (p)";
     if ((cmd->needs & TUI_NEED_RUNNING) && paused)

@@ -21,7 +21,9 @@ enum {
     TUI_NEED_RUNNING = 2,
     TUI_NEED_ERA = 4,      /* era profiling: VERSION mode 4 (+RTS -he) */
     TUI_NEED_PROFILED = 8, /* a profiled RTS: mode non-zero */
-    TUI_NEED_STOPPED = 16  /* the debuggee is paused, its heap read or not */
+    TUI_NEED_STOPPED = 16, /* the debuggee is paused, its heap read or not */
+    TUI_NEED_LIVE = 32,    /* a debuggee, not a snapshot file */
+    TUI_NEED_LEAVABLE = 64 /* running, or a snapshot file: nothing to give back */
 };
 
 #define TUI_COMMAND_KEYS 4

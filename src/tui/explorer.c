@@ -4,6 +4,7 @@
  * numbers, so opening and closing never moves it to a stranger. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "app.h"
 #include "term.h"
@@ -102,6 +103,7 @@ hs_status tui_explorer_open(tui_app *app, hs_error *err) {
             return hs_fail(err, HS_ERR_NOMEM, "out of memory listing the roots");
         }
     }
+    ex->paused_at = (int64_t)time(NULL); /* a snapshot's own time replaces it */
     snprintf(v->title, sizeof v->title, "Saved objects and GC roots");
     snprintf(v->summary, sizeof v->summary, "%zu saved, %zu roots", saved->count, roots->count);
     ex->roots = v;

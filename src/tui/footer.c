@@ -108,6 +108,14 @@ void tui_footer_draw(tui_app *app) {
                 COLS, tui_attr(TUI_ROLE_PROMPT) | A_BOLD);
         return;
     }
+    if (app->mode == TUI_MODE_REPLACE_ASK) {
+        char ask[4200];
+        snprintf(ask, sizeof ask, "%s exists. Replace it?  y: replace   n or Esc: keep it",
+                 app->save_path);
+        tui_fill(y, 0, COLS, tui_attr(TUI_ROLE_PROMPT));
+        tui_put(y, 0, ask, COLS, tui_attr(TUI_ROLE_PROMPT) | A_BOLD);
+        return;
+    }
     if (app->msg.text[0]) {
         draw_message(app, y);
         return;
@@ -140,6 +148,7 @@ static void submit(tui_app *app) {
     case TUI_PROMPT_LIMIT: tui_search_submit_limit(app); break;
     case TUI_PROMPT_REMOVE: tui_search_submit_remove(app); break;
     case TUI_PROMPT_LARGE_ARR: tui_search_submit_large(app); break;
+    case TUI_PROMPT_SAVE: tui_save_submit(app); break;
     }
 }
 

@@ -1,12 +1,14 @@
 /* The debuggee picker: the sockets of running debuggees (and links to
  * them; no other files), newest first, re-read every second so that new
- * ones appear and gone ones vanish; Tab shows the snapshot files instead.
- * Enter connects; a socket nobody answers on leaves the picker where it
- * was with a message. */
+ * ones appear and gone ones vanish; Tab shows the snapshots instead (files
+ * and recorded pauses, picker_snaps.c), re-read as often. Enter connects,
+ * or opens a snapshot in the explorer; a socket nobody answers on or a
+ * file that cannot be read leaves the picker where it was with a message. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "app.h"
+#include "commands.h"
 #include "keys.h"
 #include "term.h"
 #include "tui_curses.h"
@@ -20,19 +22,33 @@ static long long since_ns(const struct timespec *t) {
     return (long long)(now.tv_sec - t->tv_sec) * 1000000000LL + (now.tv_nsec - t->tv_nsec);
 }
 
+static size_t tab_count(const tui_picker *p, int tab) {
+    return tab == 0 ? p->debuggees.count : p->snaps.count;
+}
+
+static const char *tab_path(const tui_picker *p, int tab, size_t i) {
+    return tab == 0 ? p->debuggees.items[i].path : p->snaps.items[i].path;
+}
+
+/* The path of the selected entry (a copy, or NULL), to find it again. */
+static char *selected_path(const tui_picker *p, int tab) {
+    size_t n = tab_count(p, tab);
+    return n && p->sel[tab] < n ? strdup(tab_path(p, tab, p->sel[tab])) : NULL;
+}
+
 /* Keeps the same entry selected when the list changes under it. */
 static void reselect(tui_picker *p, int tab, const char *path) {
-    discover_list *l = &p->lists[tab];
+    size_t n = tab_count(p, tab);
     if (path) {
-        for (size_t i = 0; i < l->count; i++) {
-            if (strcmp(l->items[i].path, path) == 0) {
+        for (size_t i = 0; i < n; i++) {
+            if (strcmp(tab_path(p, tab, i), path) == 0) {
                 p->sel[tab] = i;
                 return;
             }
         }
     }
-    if (p->sel[tab] >= l->count)
-        p->sel[tab] = l->count ? l->count - 1 : 0;
+    if (p->sel[tab] >= n)
+        p->sel[tab] = n ? n - 1 : 0;
 }
 
 /* Only sockets (or links to them) are debuggees: a program's log or any
@@ -61,25 +77,24 @@ void tui_picker_refresh(tui_app *app, bool force) {
         p->dir[0][0] = 0;
     if (discover_snapshot_dir(p->dir[1], sizeof p->dir[1], &err) != HS_OK)
         p->dir[1][0] = 0;
-    for (int tab = 0; tab < 2; tab++) {
-        discover_list fresh = {0};
-        hs_status st = tab == 0 ? discover_sockets(&fresh, &err) : discover_snapshots(&fresh, &err);
-        if (st != HS_OK)
-            continue; /* keep the last list; the directory may come back */
-        if (tab == 0)
-            keep_sockets(&fresh);
-        discover_list *l = &p->lists[tab];
-        char *keep = l->count && p->sel[tab] < l->count ? strdup(l->items[p->sel[tab]].path) : NULL;
-        discover_list_free(l);
-        *l = fresh;
-        reselect(p, tab, keep);
-        free(keep);
+    discover_list fresh = {0};
+    char *keep = selected_path(p, 0);
+    if (discover_sockets(&fresh, &err) == HS_OK) { /* else keep the last list */
+        keep_sockets(&fresh);
+        discover_list_free(&p->debuggees);
+        p->debuggees = fresh;
+        reselect(p, 0, keep);
     }
+    free(keep);
+    keep = selected_path(p, 1);
+    if (tui_snaps_refresh(app, &err) == HS_OK)
+        reselect(p, 1, keep);
+    free(keep);
 }
 
 void tui_picker_free(tui_picker *p) {
-    discover_list_free(&p->lists[0]);
-    discover_list_free(&p->lists[1]);
+    discover_list_free(&p->debuggees);
+    tui_snaps_free(&p->snaps);
 }
 
 static int list_height(void) {
@@ -90,7 +105,7 @@ static int list_height(void) {
 void tui_picker_move(tui_app *app, int how) {
     tui_picker *p = &app->picker;
     int tab = p->tab;
-    size_t n = p->lists[tab].count, page = (size_t)(list_height() > 1 ? list_height() - 1 : 1);
+    size_t n = tab_count(p, tab), page = (size_t)(list_height() > 1 ? list_height() - 1 : 1);
     if (n == 0)
         return;
     size_t *s = &p->sel[tab];
@@ -110,18 +125,29 @@ void tui_cmd_picker_tab(tui_app *app, int arg) {
     tui_picker_refresh(app, true);
 }
 
+/* A snapshot opens read-only, straight into its pause. */
+static void open_snapshot(tui_app *app, const tui_snap *s) {
+    if (!s->ok) {
+        tui_app_message(app, TUI_ROLE_ERROR, "%s: %s", s->name, s->why);
+        return;
+    }
+    char name[512];
+    snprintf(name, sizeof name, "%s", s->name); /* the refresh below may free s */
+    tui_explorer_open_file(app, s->path, name);
+    if (app->screen == TUI_SCREEN_PICKER)
+        tui_picker_refresh(app, true);
+}
+
 void tui_cmd_picker_open(tui_app *app, int arg) {
     (void)arg;
     tui_picker *p = &app->picker;
-    discover_list *l = &p->lists[p->tab];
-    if (l->count == 0)
+    if (tab_count(p, p->tab) == 0)
         return;
-    const discover_entry *e = &l->items[p->sel[p->tab]];
     if (p->tab == 1) {
-        tui_app_message(app, TUI_ROLE_INFO,
-                        "%s: opening snapshots comes with a later version of heapscope", e->name);
+        open_snapshot(app, &p->snaps.items[p->sel[1]]);
         return;
     }
+    const discover_entry *e = &p->debuggees.items[p->sel[0]];
     if (!e->is_socket) {
         tui_app_message(app, TUI_ROLE_ERROR, "%s is not a socket (a stale file?)", e->name);
         return;
@@ -149,8 +175,8 @@ void tui_cmd_picker_open(tui_app *app, int arg) {
 
 static void draw_tabs(tui_picker *p) {
     char t[2][64];
-    snprintf(t[0], sizeof t[0], " Debuggees (%zu) ", p->lists[0].count);
-    snprintf(t[1], sizeof t[1], " Snapshots (%zu) ", p->lists[1].count);
+    snprintf(t[0], sizeof t[0], " Debuggees (%zu) ", p->debuggees.count);
+    snprintf(t[1], sizeof t[1], " Snapshots (%zu) ", p->snaps.count);
     int x = 1;
     for (int i = 0; i < 2; i++) {
         int attr = i == p->tab ? tui_attr(TUI_ROLE_SELECTED) | (int)A_BOLD
@@ -174,39 +200,69 @@ static void draw_empty(tui_picker *p) {
         snprintf(line, sizeof line, "Snapshot files are kept in %s",
                  p->dir[1][0] ? p->dir[1] : "(no home)");
         tui_put(y++, 2, line, COLS - 4, a);
+        char key[32];
+        snprintf(line, sizeof line,
+                 "(%s in the explorer saves one); the pauses the cache recorded show here too.",
+                 tui_command_key("Save snapshot", key, sizeof key));
+        tui_put(y++, 2, line, COLS - 4, a);
     }
+}
+
+/* Keeps the selection on screen; the first of n rows to draw. */
+static size_t first_shown(tui_picker *p, size_t n, size_t h) {
+    size_t *top = &p->top[p->tab], sel = p->sel[p->tab];
+    if (sel < *top)
+        *top = sel;
+    if (h && sel >= *top + h)
+        *top = sel - h + 1;
+    if (*top + h > n)
+        *top = n > h ? n - h : 0;
+    return *top;
+}
+
+static void draw_snapshots(tui_picker *p) {
+    tui_snaps_draw_head(2);
+    tui_snaps *l = &p->snaps;
+    size_t h = (size_t)list_height();
+    if (l->cache_why[0] && h > 1) /* the last row says why recorded pauses are missing */
+        tui_put(LIST_Y + (int)--h, 2, l->cache_why, COLS - 4, tui_attr(TUI_ROLE_ERROR));
+    if (l->count == 0) {
+        draw_empty(p);
+        return;
+    }
+    size_t top = first_shown(p, l->count, h);
+    for (size_t r = 0; r < h && top + r < l->count; r++)
+        tui_snaps_draw_row(&l->items[top + r], LIST_Y + (int)r, top + r == p->sel[1]);
 }
 
 void tui_picker_draw(tui_app *app) {
     tui_picker *p = &app->picker;
     draw_tabs(p);
-    discover_list *l = &p->lists[p->tab];
+    if (p->tab == 1) {
+        draw_snapshots(p);
+        return;
+    }
+    discover_list *l = &p->debuggees;
     int name_w = COLS - 30 > 12 ? COLS - 30 : 12;
     int head = tui_attr(TUI_ROLE_LABEL) | A_BOLD;
-    tui_put(2, 2, p->tab == 0 ? "NAME" : "FILE", name_w, head);
-    tui_put(2, 2 + name_w + 1, p->tab == 0 ? "STARTED" : "SAVED", COLS - name_w - 3, head);
+    tui_put(2, 2, "NAME", name_w, head);
+    tui_put(2, 2 + name_w + 1, "STARTED", COLS - name_w - 3, head);
     if (l->count == 0) {
         draw_empty(p);
         return;
     }
-    size_t h = (size_t)list_height(), *top = &p->top[p->tab], sel = p->sel[p->tab];
-    if (sel < *top)
-        *top = sel;
-    if (h && sel >= *top + h)
-        *top = sel - h + 1;
-    if (*top + h > l->count)
-        *top = l->count > h ? l->count - h : 0;
-    for (size_t r = 0; r < h && *top + r < l->count; r++) {
-        const discover_entry *e = &l->items[*top + r];
+    size_t h = (size_t)list_height(), top = first_shown(p, l->count, h), sel = p->sel[0];
+    for (size_t r = 0; r < h && top + r < l->count; r++) {
+        const discover_entry *e = &l->items[top + r];
         int y = LIST_Y + (int)r;
-        bool is_sel = *top + r == sel;
+        bool is_sel = top + r == sel;
         int attr = is_sel ? tui_attr(TUI_ROLE_SELECTED) : tui_attr(TUI_ROLE_NORMAL);
         tui_fill(y, 0, COLS, attr);
         tui_put(y, 0, is_sel ? ">" : " ", 1, attr);
         char when[64], name[300];
         discover_format_time(e->mtime, when, sizeof when);
         snprintf(name, sizeof name, "%s%s%s", e->name, e->from_env ? "  (GHC_DEBUG_SOCKET)" : "",
-                 p->tab == 0 && !e->is_socket ? "  (not a socket)" : "");
+                 !e->is_socket ? "  (not a socket)" : "");
         tui_put(y, 2, name, name_w, attr);
         tui_put(y, 2 + name_w + 1, when, COLS - name_w - 3, attr);
     }

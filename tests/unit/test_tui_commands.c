@@ -72,6 +72,7 @@ Test(tui_commands, the_issue_keys_are_bound) {
         {"Saved objects and GC roots", TUI_CTRL('s')}, {"Era colours", 'e'},
         {"Invert the filter", TUI_CTRL('g')}, {"Delete to the start", TUI_CTRL('u')},
         {"Connect", '\n'}, {"Debuggees or snapshots", TUI_KEY_TAB},
+        {"Save snapshot", TUI_CTRL('x')},
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         const tui_command *c = by_name(want[i].name);
