@@ -141,10 +141,6 @@ hs_status cache_record(cache *c, heap *h, const store_meta *meta, const char *ex
  * `heapscope cache list` show); a pause whose file is gone is left out. */
 hs_status cache_list_pauses(cache *c, cache_pause_list *out, hs_error *err);
 void cache_pause_list_free(cache_pause_list *l);
-/* True when p is the copy made of the ghc-debug snapshot at real_path (its
- * realpath) when it was first opened, and the file has not changed since
- * (mtime, its modification time, is the copy's time of the pause). */
-bool cache_pause_is_copy_of(const cache_pause *p, const char *real_path, int64_t mtime);
 /* Removes one recorded pause (row, then file). */
 hs_status cache_forget_pause(cache *c, int64_t id, hs_error *err);
 
@@ -153,6 +149,10 @@ hs_status cache_forget_pause(cache *c, int64_t id, hs_error *err);
  * real path and modification time), its snapshot file copied into file;
  * false when there is none (or c is NULL). */
 bool cache_find_converted(cache *c, const char *path, char *file, size_t cap);
+/* True when the recorded pause p is that conversion of the ghc-debug
+ * snapshot whose real path is real and modification time mtime (for a
+ * listing that has both at hand). */
+bool cache_pause_converts(const cache_pause *p, const char *real, int64_t mtime);
 /* Records the pause h read from the ghc-debug snapshot at path, to be
  * found by cache_find_converted. */
 hs_status cache_record_converted(cache *c, heap *h, const char *path,

@@ -23,6 +23,11 @@ static bool identity(const char *path, char *real, size_t cap, int64_t *mtime) {
     return true;
 }
 
+bool cache_pause_converts(const cache_pause *p, const char *real, int64_t mtime) {
+    return p->pid == 0 && p->paused_at == mtime && strcmp(p->target, real) == 0 &&
+           strncmp(p->program, "ghc-debug:", 10) == 0;
+}
+
 bool cache_find_converted(cache *c, const char *path, char *file, size_t cap) {
     char real[sizeof ((store_meta *)0)->target];
     int64_t mtime;
@@ -34,8 +39,7 @@ bool cache_find_converted(cache *c, const char *path, char *file, size_t cap) {
     bool found = false;
     for (size_t i = 0; i < l.count && !found; i++) {
         const cache_pause *p = &l.items[i];
-        found = p->pid == 0 && p->paused_at == mtime && strcmp(p->target, real) == 0 &&
-                strncmp(p->program, "ghc-debug:", 10) == 0 && strlen(p->file) < cap;
+        found = cache_pause_converts(p, real, mtime) && strlen(p->file) < cap;
         if (found)
             memcpy(file, p->file, strlen(p->file) + 1);
     }

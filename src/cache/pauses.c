@@ -364,7 +364,3 @@ hs_status cache_clear(const cache_options *opts, hs_error *err) {
     rmdir(path); /* fails, harmlessly, if something else lives there */
     return s;
 }
-
-bool cache_pause_is_copy_of(const cache_pause *p, const char *real_path, int64_t mtime) {
-    return p->pid == 0 && p->paused_at == mtime && strcmp(p->target, real_path) == 0;
-}

@@ -111,7 +111,7 @@ static void adopt_copies(tui_snaps *l, size_t files, cache_pause_list *pauses, b
         if (s->kind != TUI_SNAP_GHCDEBUG || !realpath(s->path, real))
             continue;
         for (size_t k = 0; k < pauses->count; k++) {
-            if (taken[k] || !cache_pause_is_copy_of(&pauses->items[k], real, s->mtime))
+            if (taken[k] || !cache_pause_converts(&pauses->items[k], real, s->mtime))
                 continue;
             taken[k] = true;
             s->closures = pauses->items[k].closures;
