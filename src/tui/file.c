@@ -177,17 +177,18 @@ static void saved(tui_app *app, const char *path) {
     char size[32] = "?";
     if (stat(path, &sb) == 0)
         hs_size_format((uint64_t)sb.st_size, size, sizeof size);
-    tui_app_message(app, TUI_ROLE_INFO, "saved %s: %" PRIu64 " closures, %s", path,
-                    info.meta.closures, size);
-    /* the Snapshots tab lists the directory it went to from now on */
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", path);
     char *slash = strrchr(dir, '/');
+    const char *name = slash ? path + (slash - dir) + 1 : path;
     if (slash && slash != dir)
         *slash = 0;
     else
         snprintf(dir, sizeof dir, "%s", slash ? "/" : ".");
-    tui_snaps_add_dir(&app->picker.snaps, dir);
+    /* the name first: a long directory wraps at the end of the message */
+    tui_app_message(app, TUI_ROLE_INFO, "saved %s: %" PRIu64 " closures, %s, in %s", name,
+                    info.meta.closures, size, dir);
+    tui_snaps_add_dir(&app->picker.snaps, dir); /* listed in the Snapshots tab from now on */
 }
 
 static void write_file(tui_app *app, const char *path, bool replace) {

@@ -58,7 +58,8 @@ class Snapshots(TuiCase):
 
         self.save(t, "mine")
         path = os.path.join(self.home.snapshots, "mine")
-        s = t.wait_regex(r"saved .*/mine: \d+ closures", timeout=120, what="the saved message")
+        s = t.wait_regex(r"saved mine: \d+ closures, [\d.]+ [KM]iB, in ", timeout=120,
+                         what="the saved message")
         self.assertTrue(os.path.isfile(path))
         self.assertEqual([n for n in os.listdir(self.home.snapshots) if n != "mine"], [],
                          "no temporary file left")
@@ -80,7 +81,7 @@ class Snapshots(TuiCase):
         t = self.paused(d)
         path = os.path.join(self.home.snapshots, "twice")
         self.save(t, "twice")
-        t.wait_text("saved " + path, timeout=120)
+        t.wait_text("saved twice: ", timeout=120)
         first = os.stat(path).st_ino
         self.save(t, "twice")
         t.wait_regex(r"twice exists\. Replace it\?", what="the replace question")
@@ -90,13 +91,14 @@ class Snapshots(TuiCase):
         self.save(t, "twice")
         t.wait_regex(r"Replace it\?", what="the replace question again")
         t.keys("y")
-        t.wait_text("saved " + path, timeout=120, what="y replaces it")
+        t.wait_text("saved twice: ", timeout=120, what="y replaces it")
         self.assertNotEqual(os.stat(path).st_ino, first, "a new file took its place")
         # a name with a slash is a path; its directory is listed from now on
         other = os.path.join(self.home.root, "elsewhere")
         os.mkdir(other)
         self.save(t, other + "/there.snap")
-        t.wait_text("saved " + other + "/there.snap", timeout=120)
+        t.wait_text("saved there.snap: ", timeout=120)
+        self.assertTrue(os.path.isfile(os.path.join(other, "there.snap")))
         t.run_command("Resume")
         t.wait_regex(r"(?i)running", what="the running screen")
         t.run_command("Disconnect")
@@ -138,7 +140,7 @@ class Snapshots(TuiCase):
         s = t.wait_text(PROMPT)
         self.assertRegex(footer(s), PROMPT + r"leaky-\d{8}-\d{6}", "named after the file's program")
         t.keys("Enter")
-        s = t.wait_regex(r"saved .*/leaky-\d{8}-\d{6}: \d+ closures", timeout=120)
+        s = t.wait_regex(r"saved leaky-\d{8}-\d{6}: \d+ closures", timeout=120)
         copy = os.path.join(self.home.snapshots, os.listdir(self.home.snapshots)[0])
         self.assertEqual(self.cli("census", copy).stdout, self.cli("census", original).stdout)
         t.keys("q")
@@ -196,6 +198,33 @@ class Snapshots(TuiCase):
         t.wait_text(d.plan["leak"]["root"], timeout=60, what="the recorded pause")
         t.keys("q")
         self.assertEqual(t.wait_exit()[0], 0)
+
+    def test_a_ghc_debug_snapshot_is_listed_and_opens(self):
+        path = os.path.join(self.home.snapshots, "taken-by-ghc-debug")
+        r = subprocess.run([harness.DEBUGGEE, *LEAK_ARGS, "--ghc-debug-snapshot", path],
+                           capture_output=True, text=True, timeout=300)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        plan = json.loads(subprocess.run([harness.DEBUGGEE, *LEAK_ARGS, "--plan-only"],
+                                         capture_output=True, text=True, timeout=60).stdout)
+        t = self.tui()
+        t.wait_text("Debuggees (")
+        t.keys("Tab")
+        s = t.wait_text("taken-by-ghc-debug")
+        self.assertRegex(s.lines[s.row_with("taken-by-ghc-debug")], r"\(ghc-debug\)\s.*\?",
+                         "a ghc-debug file, its closures unknown until opened")
+        t.keys("Enter")
+        s = t.wait_text(plan["leak"]["root"], timeout=60, what="the ghc-debug snapshot's pause")
+        self.assertRegex(s.text, r"taken-by-ghc-debug: a snapshot, read-only")
+        t.keys("C-x")
+        s = t.wait_text(PROMPT)
+        self.assertRegex(footer(s), PROMPT + r"taken-by-ghc-debug-\d{8}-\d{6}",
+                         "named after the file: ghc-debug does not record the program")
+        t.keys("Enter")
+        t.wait_regex(r"saved taken-by-ghc-debug-\d{8}-\d{6}: \d+ closures", timeout=120)
+        copy = [n for n in os.listdir(self.home.snapshots) if n != "taken-by-ghc-debug"][0]
+        self.assertEqual(self.cli("census", os.path.join(self.home.snapshots, copy)).stdout,
+                         self.cli("census", path, "--no-cache").stdout,
+                         "the copy reads like the ghc-debug file")
 
     def test_snapshots_tab_follows_new_files(self):
         d = self.debuggee()
