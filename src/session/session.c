@@ -5,7 +5,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "heapscope/interrupt.h"
 #include "session_internal.h"
 
 #define SNAPSHOT_NO_PAUSE "a snapshot file holds one pause: it cannot be paused again"
@@ -32,20 +31,20 @@ static hs_status open_file(session *s, hs_error *err) {
 }
 
 static hs_status new_session(const char *target, session **out, hs_error *err) {
-    *out = NULL;
-    if (strlen(target) >= sizeof((session *)0)->target)
-        return hs_fail(err, HS_ERR_USAGE, "target is %zu bytes long, more than heapscope takes",
-                       strlen(target));
     session *s = calloc(1, sizeof *s);
-    if (!s)
+    if (s)
+        s->target = strdup(target); /* a snapshot's path may be long */
+    if (!s || !s->target) {
+        free(s);
         return hs_fail(err, HS_ERR_NOMEM, "out of memory");
-    snprintf(s->target, sizeof s->target, "%s", target);
+    }
     *out = s;
     return HS_OK;
 }
 
 hs_status session_open_source(const char *name, heap_source src, session **out, hs_error *err) {
     session *s;
+    *out = NULL;
     hs_status st = new_session(name, &s, err);
     if (st != HS_OK)
         return st;
@@ -63,12 +62,12 @@ hs_status session_open_source(const char *name, heap_source src, session **out, 
 hs_status session_open(const char *target, const session_options *opts, session **out,
                        hs_error *err) {
     session *s;
+    *out = NULL;
     hs_status st = new_session(target, &s, err);
     if (st != HS_OK)
         return st;
     if (opts)
         s->opts = *opts;
-    *out = NULL;
     st = session_target_is_file(target) ? open_file(s, err) : session_live_open(s, err);
     if (st != HS_OK) {
         session_close(s);
@@ -87,6 +86,7 @@ void session_close(session *s) {
     wire_close(s->conn);
     store_snapshot_close(s->snapshot);
     ghcdebug_file_free(s->ghcdebug);
+    free(s->target);
     free(s);
 }
 

@@ -6,7 +6,7 @@
 #include "heapscope/session.h"
 
 struct session {
-    char target[1024];
+    char *target;
     session_options opts;
 
     /* exactly one of these four */
