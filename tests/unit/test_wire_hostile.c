@@ -111,6 +111,26 @@ Test(wire_hostile, running_total_over_the_cap) {
     bytes_free(&b);
 }
 
+/* ALL_BLOCKS answered with two CONTINUES frames of 600 bytes under the
+ * options o (a cap below 1200): the error it fails with. */
+static hs_error all_blocks_of_1200_bytes(const wire_options *o) {
+    bytes b = {0};
+    uint8_t junk[600] = {0};
+    bytes_frame(&b, WIRE_STATUS_OKAY_CONTINUES, junk, 600);
+    bytes_frame(&b, WIRE_STATUS_OKAY_CONTINUES, junk, 600);
+    bytes_frame(&b, WIRE_STATUS_OKAY, NULL, 0);
+    wire_peer p;
+    peer_init(&p);
+    peer_reply(&p, b.data, b.len, 0);
+    wire_conn *c = peer_start(&p, o);
+    wire_block_list l;
+    hs_error err = {0};
+    cr_assert_eq(wire_all_blocks(c, &l, &err), HS_ERR_TOO_LARGE);
+    finish(&p, c);
+    bytes_free(&b);
+    return err;
+}
+
 Test(wire_hostile, max_body_of_wire_call_and_max_response) {
     wire_peer p;
     peer_init(&p);
@@ -123,42 +143,17 @@ Test(wire_hostile, max_body_of_wire_call_and_max_response) {
     finish(&p, c);
     wire_buf_free(&body);
 
-    wire_options o = {.max_response = 1000};
-    bytes b = {0};
-    uint8_t junk[600] = {0};
-    bytes_frame(&b, WIRE_STATUS_OKAY_CONTINUES, junk, 600);
-    bytes_frame(&b, WIRE_STATUS_OKAY_CONTINUES, junk, 600);
-    bytes_frame(&b, WIRE_STATUS_OKAY, NULL, 0);
-    peer_init(&p);
-    peer_reply(&p, b.data, b.len, 0);
-    c = peer_start(&p, &o);
-    wire_block_list l;
-    cr_assert_eq(wire_all_blocks(c, &l, &err), HS_ERR_TOO_LARGE);
+    err = all_blocks_of_1200_bytes(&(wire_options){.max_response = 1000});
     cr_assert(strstr(err.message, "1000"), "%s", err.message);
-    finish(&p, c);
-    bytes_free(&b);
 }
 
 /* Over the connection's cap, the message says how big the answer got, the
  * cap, and the option that raises it. */
 Test(wire_hostile, max_response_names_size_cap_and_option) {
-    wire_options o = {.max_response = 1000, .max_response_option = "--max-answer"};
-    bytes b = {0};
-    uint8_t junk[600] = {0};
-    bytes_frame(&b, WIRE_STATUS_OKAY_CONTINUES, junk, 600);
-    bytes_frame(&b, WIRE_STATUS_OKAY_CONTINUES, junk, 600);
-    bytes_frame(&b, WIRE_STATUS_OKAY, NULL, 0);
-    wire_peer p;
-    peer_init(&p);
-    peer_reply(&p, b.data, b.len, 0);
-    wire_conn *c = peer_start(&p, &o);
-    wire_block_list l;
-    hs_error err = {0};
-    cr_assert_eq(wire_all_blocks(c, &l, &err), HS_ERR_TOO_LARGE);
+    hs_error err = all_blocks_of_1200_bytes(
+        &(wire_options){.max_response = 1000, .max_response_option = "--max-answer"});
     cr_assert_str_eq(err.message, "ALL_BLOCKS: the answer is at least 1.2 KiB, over the "
                                   "1000 bytes cap on one answer (--max-answer SIZE raises it)");
-    finish(&p, c);
-    bytes_free(&b);
 }
 
 Test(wire_hostile, bogus_4gib_block_costs_little) {
