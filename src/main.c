@@ -29,6 +29,7 @@ static int run_tui(const char *target, const cli_common *common) {
     }
     tui_options o = {.target = target, .theme = common->theme, .timeout_ms = common->timeout_ms,
                      .max_answer = common->max_answer, .no_cache = common->no_cache,
+                     .snapshot_dir = common->snapshot_dir,
                      .cache_size = common->cache_size};
     return tui_run(&o);
 }
@@ -46,6 +47,7 @@ static int run_demo(const cli_common *common) {
     }
     tui_options o = {.target = d.socket, .theme = common->theme, .timeout_ms = common->timeout_ms,
                      .max_answer = common->max_answer, .no_cache = common->no_cache,
+                     .snapshot_dir = common->snapshot_dir,
                      .cache_size = common->cache_size};
     int rc = tui_run(&o);
     cli_debuggee_stop(&d);

@@ -45,6 +45,7 @@ typedef struct cli_common {
     bool force;        /* snapshot: replace an existing FILE */
     bool demo;         /* --demo */
     const char *theme; /* explorer: --theme */
+    const char *snapshot_dir; /* explorer: --snapshot-dir */
     bool no_cache;       /* --no-cache: neither read nor write the cache */
     uint64_t cache_size; /* --cache-size: cap of the cache directory, 0 = default */
     bool record;         /* --record: record the pause in the cache */

@@ -124,6 +124,7 @@ typedef struct tui_options {
     const char *theme;      /* theme name (NULL = "default") */
     int timeout_ms;
     uint64_t max_answer;    /* cap on one answer in bytes (0 = the wire default) */
+    const char *snapshot_dir; /* --snapshot-dir: listed with the snapshots */
     bool no_cache;          /* --no-cache */
     uint64_t cache_size;    /* --cache-size, 0 = default */
 } tui_options;

@@ -299,6 +299,14 @@ const cli_option cli_option_table[] = {
      ".BR default ;\n"
      "see\n"
      ".BR THEMES ).\n"},
+    {"snapshot-dir", 0, "DIR", false, CLI_ON(EXPLORER), set_text, FIELD(snapshot_dir), 0, 0, 0,
+     "explorer: list the snapshot files of DIR too (Tab in the debuggee list)",
+     "The snapshots the debuggee list shows on\n"
+     ".B Tab\n"
+     "include the snapshot files of\n"
+     ".I DIR\n"
+     "besides those of ghc-debug's snapshot directory (see\n"
+     ".BR KEYS ).\n"},
     {"keys", 0, "man", true, 0, set_action, 0, 0, 0, CLI_ACT_KEYS,
      "print the explorer's keys and exit (--keys=man: as roff)",
      "Print the explorer's commands with their keys, one per line, and exit;\n"

@@ -260,6 +260,8 @@ int tui_run(const tui_options *opts) {
     bool theme_ok =
         tui_theme_load(opts->theme ? opts->theme : "default", &app->theme, &theme_err) == HS_OK;
     tui_explorer_init(&app->ex);
+    if (opts->snapshot_dir && opts->snapshot_dir[0])
+        tui_snaps_add_dir(&app->picker.snaps, opts->snapshot_dir);
     hs_error err = {0};
     if (tui_term_start(&app->theme, &err) != HS_OK) {
         fprintf(stderr, "heapscope: %s\n", err.message);

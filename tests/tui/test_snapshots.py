@@ -238,6 +238,18 @@ class Snapshots(TuiCase):
         os.unlink(os.path.join(self.home.snapshots, "later.heapscope"))
         t.wait_gone("later.heapscope", timeout=3, what="a removed file to leave the list")
 
+    def test_snapshot_dir_is_listed_too(self):
+        d = self.debuggee()
+        mine = os.path.join(self.home.root, "my-snapshots")
+        os.mkdir(mine)
+        self.snapshot(d, os.path.join(mine, "kept.heapscope"))
+        self.snapshot(d, os.path.join(self.home.snapshots, "usual.heapscope"))
+        t = self.tui("--snapshot-dir", mine)
+        t.wait_text("Debuggees (")
+        t.keys("Tab")
+        t.wait(lambda s: s.has("kept.heapscope") and s.has("usual.heapscope"),
+               "the files of both directories")
+
     def test_no_cache_lists_files_only(self):
         d = self.debuggee()
         self.cli("census", d.socket, "--record")
