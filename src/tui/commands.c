@@ -250,10 +250,17 @@ void tui_command_keys(const tui_command *cmd, bool ascii, const char *sep, char 
     }
 }
 
-const char *tui_command_key(const char *name, char *buf, size_t cap) {
+const tui_command *tui_command_named(const char *name) {
     for (size_t i = 0; i < tui_n_commands; i++)
-        if (strcmp(tui_commands[i].name, name) == 0 && tui_commands[i].keys[0])
-            return tui_key_name(tui_commands[i].keys[0], !tui_term_caps_get()->utf8, buf, cap);
+        if (strcmp(tui_commands[i].name, name) == 0)
+            return &tui_commands[i];
+    return NULL;
+}
+
+const char *tui_command_key(const char *name, char *buf, size_t cap) {
+    const tui_command *cmd = tui_command_named(name);
+    if (cmd && cmd->keys[0])
+        return tui_key_name(cmd->keys[0], !tui_term_caps_get()->utf8, buf, cap);
     return "";
 }
 

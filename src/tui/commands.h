@@ -47,6 +47,8 @@ const char *tui_command_unavailable(const tui_app *app, const tui_command *cmd);
  * when no command has that key here (a disabled one says why in the
  * footer and counts as handled). The key is in app->key for the handler. */
 bool tui_command_dispatch(tui_app *app, int key);
+/* The command called name, or NULL. */
+const tui_command *tui_command_named(const char *name);
 /* The first key of the command called name ("p" for "Pause"), for hints;
  * "" when it has none. */
 const char *tui_command_key(const char *name, char *buf, size_t cap);

@@ -1,6 +1,6 @@
-/* The footer line: the prompt being typed (with its cursor), the quit
- * question, the last message, or the main keys of the screen, which are
- * read from the command table. */
+/* The footer line: the prompt being typed (with its cursor), the quit or
+ * replace question, the last message, or the main keys of the screen that
+ * work at the moment, which are read from the command table. */
 #include <stdio.h>
 #include <string.h>
 
@@ -23,7 +23,8 @@ static const hint running_hints[] = {
 static const hint paused_hints[] = {
     {"Expand", "open"}, {"Collapse or go to parent", "close"}, {"Find text", "find"},
     {"Find retainers", "retainers"}, {"Era colours", "eras"}, {"Resume", "resume"},
-    {"Help", "help"}, {"Command palette", "commands"}, {"Quit", "quit"}, {NULL, NULL}};
+    {"Save snapshot", "save"}, {"Help", "help"}, {"Command palette", "commands"},
+    {"Quit", "quit"}, {NULL, NULL}};
 
 static void draw_hints(tui_app *app, int y) {
     const hint *h = app->screen == TUI_SCREEN_PICKER   ? picker_hints
@@ -31,6 +32,9 @@ static void draw_hints(tui_app *app, int y) {
                                                        : running_hints;
     int x = 1, attr = tui_attr(TUI_ROLE_FOOTER);
     for (; h->command && x < COLS; h++) {
+        const tui_command *cmd = tui_command_named(h->command);
+        if (!cmd || tui_command_unavailable(app, cmd))
+            continue; /* only what works here (a snapshot cannot be resumed) */
         char key[32], item[96];
         const char *k = tui_command_key(h->command, key, sizeof key);
         snprintf(item, sizeof item, "%s %s", k, h->text);
