@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "app.h"
 #include "heapscope/grow.h"
@@ -196,51 +197,57 @@ hs_status tui_snaps_refresh(tui_app *app, hs_error *err) {
 
 /* ---- drawing --------------------------------------------------------- */
 
-/* The columns after the name, dropped from the right when the terminal is
- * narrow (the name keeps at least NAME_MIN columns). */
+/* The columns after the name; on a narrow terminal some are left out, the
+ * program first (the name often says it), the time last but the closures
+ * (the name keeps at least NAME_MIN columns). */
 enum { COL_PROGRAM, COL_PAUSED, COL_CLOSURES, COL_SIZE, N_COLS };
 static const struct {
     const char *head;
     int width;
     bool right; /* numbers align right */
 } cols[N_COLS] = {
-    [COL_PROGRAM] = {"PROGRAM", 20, false},
-    [COL_PAUSED] = {"PAUSED", 24, false},
+    [COL_PROGRAM] = {"PROGRAM", 18, false},
+    [COL_PAUSED] = {"PAUSED", 19, false}, /* 2026-11-23 20:01:23 */
     [COL_CLOSURES] = {"CLOSURES", 10, true},
     [COL_SIZE] = {"SIZE", 10, true},
 };
+static const int drop_order[N_COLS] = {COL_PROGRAM, COL_SIZE, COL_PAUSED, COL_CLOSURES};
 #define NAME_MIN 16
 
-static int shown_cols(void) {
-    int n = N_COLS, used = 2 + NAME_MIN;
-    for (int i = 0; i < N_COLS; i++)
-        used += cols[i].width + 1;
-    while (n > 0 && used > COLS) {
-        n--;
-        used -= cols[n].width + 1;
+/* Which columns fit; returns the width left for the name. */
+static int layout(bool shown[N_COLS]) {
+    int used = 2 + NAME_MIN;
+    for (int c = 0; c < N_COLS; c++) {
+        shown[c] = true;
+        used += cols[c].width + 1;
     }
-    return n;
+    for (int i = 0; i < N_COLS && used > COLS; i++) {
+        shown[drop_order[i]] = false;
+        used -= cols[drop_order[i]].width + 1;
+    }
+    return NAME_MIN + (COLS > used ? COLS - used : 0);
 }
 
-static void put_col(int y, int x, int c, const char *text, int attr) {
-    int w = tui_text_cols(text, strlen(text));
-    int pad = cols[c].right && w < cols[c].width ? cols[c].width - w : 0;
-    tui_put(y, x + pad, text, cols[c].width, attr);
-}
-
-static int name_width(int n) {
-    int w = COLS - 2;
-    for (int i = 0; i < n; i++)
-        w -= cols[i].width + 1;
-    return w;
+/* Draws the shown columns' texts from x on. */
+static void put_cols(int y, int x, const bool shown[N_COLS], char text[N_COLS][256], int attr) {
+    for (int c = 0; c < N_COLS; c++) {
+        if (!shown[c])
+            continue;
+        int w = tui_text_cols(text[c], strlen(text[c]));
+        int pad = cols[c].right && w < cols[c].width ? cols[c].width - w : 0;
+        tui_put(y, x + pad, text[c], cols[c].width, attr);
+        x += cols[c].width + 1;
+    }
 }
 
 void tui_snaps_draw_head(int y) {
-    int n = shown_cols(), nw = name_width(n), x = 2 + nw;
-    int head = tui_attr(TUI_ROLE_LABEL) | A_BOLD;
+    bool shown[N_COLS];
+    int nw = layout(shown), head = tui_attr(TUI_ROLE_LABEL) | A_BOLD;
+    char text[N_COLS][256];
+    for (int c = 0; c < N_COLS; c++)
+        snprintf(text[c], sizeof text[c], "%s", cols[c].head);
     tui_put(y, 2, "FILE", nw - 1, head);
-    for (int c = 0; c < n; x += cols[c].width + 1, c++)
-        put_col(y, x, c, cols[c].head, head);
+    put_cols(y, 2 + nw, shown, text, head);
 }
 
 void tui_snaps_draw_row(const tui_snap *s, int y, bool selected) {
@@ -251,23 +258,27 @@ void tui_snaps_draw_row(const tui_snap *s, int y, bool selected) {
         attr |= A_DIM;
     tui_fill(y, 0, COLS, attr);
     tui_put(y, 0, selected ? ">" : " ", 1, attr);
-    int n = shown_cols(), nw = name_width(n), x = 2 + nw;
+    bool shown[N_COLS];
+    int nw = layout(shown), x = 2 + nw;
     tui_put(y, 2, s->name, nw - 1, attr);
     if (!s->ok) { /* the reason takes the place of the columns */
         tui_put(y, x, s->why, COLS - x, attr);
         return;
     }
-    char text[N_COLS][sizeof s->program];
+    char text[N_COLS][256];
     snprintf(text[COL_PROGRAM], sizeof text[0], "%s",
              s->program[0]                  ? s->program
              : s->kind == TUI_SNAP_GHCDEBUG ? "(ghc-debug)"
                                             : "?");
-    discover_format_time((time_t)s->when, text[COL_PAUSED], sizeof text[0]);
+    time_t t = (time_t)s->when;
+    struct tm tm;
+    if (!localtime_r(&t, &tm) ||
+        !strftime(text[COL_PAUSED], sizeof text[0], "%Y-%m-%d %H:%M:%S", &tm))
+        snprintf(text[COL_PAUSED], sizeof text[0], "?");
     if (s->closures_known)
         snprintf(text[COL_CLOSURES], sizeof text[0], "%" PRIu64, s->closures);
     else
         snprintf(text[COL_CLOSURES], sizeof text[0], "?");
     hs_size_format(s->size, text[COL_SIZE], sizeof text[0]);
-    for (int c = 0; c < n; x += cols[c].width + 1, c++)
-        put_col(y, x, c, text[c], attr);
+    put_cols(y, x, shown, text, attr);
 }
