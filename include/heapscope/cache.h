@@ -175,6 +175,45 @@ hs_status cache_trim(cache *c, hs_error *err);
  * damaged or foreign cache.db. */
 hs_status cache_clear(const cache_options *opts, hs_error *err);
 
+/* ---- recording beside a UI (recorder.c) ------------------------------ */
+
+/* Records a pause on a thread while the caller (the UI's thread, which
+ * owns the heap and its connection) goes on: the thread asks for what it
+ * needs through a mailbox that cache_recorder_serve answers between
+ * keypresses. The heap must stay unchanged (no heap_refresh, no heap_free)
+ * and the cache open until cache_recorder_finish returns. */
+typedef struct cache_recorder cache_recorder;
+
+typedef struct cache_recorder_config {
+    cache *cache;      /* the owner's cache (the thread opens its own connection) */
+    int64_t program;   /* whose cached answers the thread reads; 0 = none */
+    heap *h;           /* the pause to record (its blocks are shared, not copied) */
+    heap_source src;   /* what h reads through: called on the owner's thread only */
+    store_meta meta;   /* cache_link_meta */
+    char exe[1024];
+} cache_recorder_config;
+
+typedef struct cache_recorder_progress {
+    bool running;
+    char phase[64];    /* the writer's phase ("closures", ...) */
+    uint64_t done, total;
+} cache_recorder_progress;
+
+hs_status cache_recorder_start(const cache_recorder_config *cfg, cache_recorder **out,
+                               hs_error *err);
+/* Readable when the thread waits for an answer or has ended: poll it with
+ * the keyboard. */
+int cache_recorder_fd(const cache_recorder *r);
+/* Answers the thread's requests for up to budget_ms (0: only those already
+ * waiting); false once the recording has ended. */
+bool cache_recorder_serve(cache_recorder *r, int budget_ms);
+cache_recorder_progress cache_recorder_get_progress(cache_recorder *r);
+/* Waits for the end (answering requests meanwhile), or with abandon
+ * cancels it: no file is left and the status is HS_ERR_CANCELLED. Frees r;
+ * out (may be NULL) gets the recorded pause. */
+hs_status cache_recorder_finish(cache_recorder *r, bool abandon, cache_pause *out,
+                                hs_error *err);
+
 /* ---- a session's link to the cache (link.c) ------------------------- */
 
 typedef struct cache_link {

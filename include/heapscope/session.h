@@ -131,6 +131,19 @@ bool session_lost(const session *s);
 /* Records the pause in the cache (session_options.cache): the whole heap,
  * with what is known of the program. HS_ERR_USAGE without a cache. */
 hs_status session_record(session *s, const store_write_options *opts, hs_error *err);
+/* Starts recording the current pause of a debuggee into the cache on a
+ * thread, beside the caller (cache_recorder): the caller answers its
+ * requests between keypresses with cache_recorder_serve on
+ * session_recorder(s), and waits for it or abandons it with
+ * session_record_finish. Reading a new pause, resuming, a debuggee found
+ * no longer paused, and closing abandon one still under way (no file is
+ * left). HS_ERR_USAGE without a cache or a debuggee's pause. */
+hs_status session_record_beside(session *s, hs_error *err);
+/* The recording under way, or NULL. */
+cache_recorder *session_recorder(const session *s);
+/* Waits for the recording to end (answering its requests meanwhile), or
+ * with abandon cancels it (HS_ERR_CANCELLED); HS_OK when none runs. */
+hs_status session_record_finish(session *s, bool abandon, hs_error *err);
 /* Writes the cache's new answers (before leaving; also done by close). */
 hs_status session_flush_cache(session *s, hs_error *err);
 

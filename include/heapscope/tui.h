@@ -109,6 +109,9 @@ enum {
 /* Next key, waiting at most timeout_ms (-1 forever); TUI_KEY_NONE on
  * time-out. Resizes arrive as KEY_RESIZE after the screen was resized. */
 int tui_read_key(int timeout_ms);
+/* tui_read_key that also returns TUI_KEY_NONE as soon as fd is readable
+ * (fd < 0: none), so other work can be done between keypresses. */
+int tui_read_key_or_fd(int timeout_ms, int fd);
 
 /* ---- long work ------------------------------------------------------- */
 

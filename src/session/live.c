@@ -39,6 +39,7 @@ static hs_status learn_pause_state(session *s, hs_error *err) {
     else if (st != HS_OK)
         return st;
     if (!s->paused) {
+        session_record_abandon(s); /* the pause it records is over */
         s->ours = false;
         s->heap = NULL; /* s->kept stays for the next pause */
     }
@@ -82,6 +83,7 @@ hs_status session_give_back(session *s, hs_error *err) {
         return HS_OK;
     wire_conn_set_wait(s->conn, NULL, NULL);
     wire_conn_set_io_timeout(s->conn, LEAVE_TIMEOUT_MS);
+    session_record_abandon(s);
     hs_status st = wire_resume_anyway(s->conn, err);
     if (st == HS_OK) {
         s->heap = NULL;

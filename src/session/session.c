@@ -80,6 +80,7 @@ hs_status session_open(const char *target, const session_options *opts, session 
 void session_close(session *s) {
     if (!s)
         return;
+    session_record_abandon(s); /* it reads the heap */
     heap_free(s->kept ? s->kept : s->heap);
     if (s->linked)
         cache_link_close(&s->link);
@@ -143,6 +144,7 @@ static heap_source file_source(session *s) {
 }
 
 hs_status session_read_heap(session *s, hs_error *err) {
+    session_record_abandon(s); /* it reads the heap about to change */
     s->heap = NULL;
     hs_status st;
     if (s->kept && !s->conn) { /* a file's pause does not change */
@@ -169,6 +171,7 @@ void session_drop_heap(session *s) { s->heap = NULL; }
 hs_status session_resume(session *s, hs_error *err) {
     if (!s->conn)
         return hs_fail(err, HS_ERR_USAGE, SNAPSHOT_NO_RESUME);
+    session_record_abandon(s); /* the pause it records ends */
     s->heap = NULL; /* s->kept stays for the next pause */
     hs_status st = wire_resume(s->conn, err);
     if (st == HS_OK)

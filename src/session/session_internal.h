@@ -19,6 +19,7 @@ struct session {
     heap *kept; /* the heap read first, refreshed by later pauses (owns it) */
     cache_link link;
     bool linked; /* link was made (with the first heap) */
+    cache_recorder *rec; /* recording the current pause beside the caller (record.c) */
 
     wire_version version;
     bool have_version;
@@ -37,5 +38,8 @@ hs_status session_live_open(session *s, hs_error *err);
 hs_status session_live_probe(session *s, hs_error *err);
 hs_status session_live_pause(session *s, hs_error *err);
 heap_source session_live_source(session *s);
+
+/* record.c: cancels a recording under way (the heap is about to change). */
+void session_record_abandon(session *s);
 
 #endif

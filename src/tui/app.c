@@ -15,6 +15,9 @@
 #include "tui_curses.h"
 
 #define IDLE_WAIT_MS 1000 /* the picker re-reads its directory this often */
+/* The longest the loop answers a recording's requests before it looks at
+ * the keyboard again. */
+#define RECORD_SLICE_MS 20
 
 void tui_app_message(tui_app *app, tui_role role, const char *fmt, ...) {
     va_list ap;
@@ -90,6 +93,11 @@ static void draw_title(tui_app *app) {
                  base_name(session_target(app->sess)), v ? v->summary : "", v ? v->title : "");
         if (app->ex.n_hist > 1)
             snprintf(right, sizeof right, " view %zu/%zu ", app->ex.pos + 1, app->ex.n_hist);
+    }
+    char rec[32];
+    if (tui_record_status(app, rec, sizeof rec)) {
+        size_t n = strlen(right);
+        snprintf(right + n, sizeof right - n, "%s", rec);
     }
     int rw = tui_text_cols(right, strlen(right));
     tui_put(0, 0, left, COLS - rw - 1, attr | A_BOLD);
@@ -254,6 +262,7 @@ int tui_run(const tui_options *opts) {
         return 1;
     }
     app->opts = *opts;
+    app->cache = NULL;
     if (app->opts.timeout_ms <= 0)
         app->opts.timeout_ms = 30000;
     hs_error theme_err = {0};
@@ -278,17 +287,25 @@ int tui_run(const tui_options *opts) {
             tui_picker_refresh(app, false);
         else if (session_lost(app->sess))
             lost(app); /* noticed while drawing or opening rows */
+        if (app->cache_note[0] && !app->msg.text[0]) { /* said once */
+            tui_app_message(app, TUI_ROLE_ERROR, "%s", app->cache_note);
+            app->cache_note[0] = '\0';
+        }
         tui_app_draw(app);
-        int key = tui_read_key(IDLE_WAIT_MS);
+        int key = tui_read_key_or_fd(IDLE_WAIT_MS, tui_record_fd(app));
+        tui_record_serve(app, RECORD_SLICE_MS);
         if (key == TUI_KEY_NONE || key == KEY_RESIZE || hs_interrupt_signal())
             continue; /* curses already knows the new size: the next draw uses it */
         handle_key(app, key);
     }
+    if (!hs_interrupt_signal()) /* the pause it records is still there: finish it */
+        tui_record_settle(app);
     /* a quit signal: the terminal first, then the debuggee we paused */
     tui_term_stop();
     tui_explorer_reset(&app->ex);
     query_filters_free(app->ex.built);
     tui_target_close(app, hs_interrupt_signal() != 0);
+    cache_close(app->cache);
     tui_picker_free(&app->picker);
     free(app->palette.order);
     int status = app->status;

@@ -54,6 +54,24 @@ hs_status tui_target_revive(tui_app *app, hs_error *err);
  * connection). */
 void tui_target_close(tui_app *app, bool give_ours_back);
 
+/* ---- record.c: each pause recorded into the cache, beside the UI ---- */
+
+/* True while the UI's thread answers a recording's request: the wire
+ * progress of those requests must not draw or read keys. */
+extern bool tui_record_answering;
+/* Starts recording the pause just read (nothing without a cache). */
+void tui_record_start(tui_app *app);
+/* The descriptor to poll with the keyboard while a recording runs, else -1. */
+int tui_record_fd(const tui_app *app);
+/* Answers the recording's requests for up to budget_ms; when it has ended,
+ * says so in the footer if it failed. */
+void tui_record_serve(tui_app *app, int budget_ms);
+/* Resuming, quitting and disconnecting need the pause as it is: waits for
+ * the recording with its progress in the footer; Esc abandons it. */
+void tui_record_settle(tui_app *app);
+/* " recording 45% " for the title bar while a recording runs; false if none. */
+bool tui_record_status(const tui_app *app, char *buf, size_t cap);
+
 /* ---- picker.c ---- */
 
 /* picker_snaps.c: one row of the Snapshots tab. */
@@ -281,6 +299,8 @@ typedef struct tui_app {
     int status;
     tui_picker picker;
     session *sess; /* the TARGET looked at; NULL on the picker */
+    cache *cache;  /* NULL: --no-cache, or it could not be opened (cache_note says why) */
+    char cache_note[HS_ERROR_MESSAGE_MAX + 64]; /* a cache problem, to say once */
     tui_explorer ex;
     tui_prompt prompt;
     int key; /* the key being dispatched, for handlers bound to several */

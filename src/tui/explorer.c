@@ -219,6 +219,7 @@ void tui_cmd_resume(tui_app *app, int arg) {
 void tui_cmd_disconnect(tui_app *app, int arg) {
     (void)arg;
     bool paused = session_paused(app->sess) && session_caps_of(app->sess).live;
+    tui_record_settle(app); /* it needs the pause this connection holds */
     tui_target_close(app, false);
     tui_app_go_picker(app);
     if (paused)

@@ -14,13 +14,17 @@
 
 static bool on_wire_progress(void *ctx, uint32_t cmd, uint64_t bytes) {
     (void)ctx;
+    if (tui_record_answering)
+        return true; /* a recording's request, between keypresses: no footer, no keys */
     const char *what = cmd == WIRE_CMD_ALL_BLOCKS ? "reading the heap" : "waiting for the debuggee";
     return tui_progress(what, bytes >> 20, "MiB");
 }
 
 static bool on_wire_wait(void *ctx, uint32_t cmd, int waited_ms) {
     (void)ctx;
-    if (waited_ms < WIRE_WAIT_SLICE_MS) /* a quick answer shows nothing and leaves */
+    if (waited_ms < WIRE_WAIT_SLICE_MS || tui_record_answering) /* a quick answer, or a
+                                                                   recording's: nothing shown,
+                                                                   and it leaves */
         return !hs_interrupt_signal();   /* typed-ahead keys alone */
     char what[80];
     snprintf(what, sizeof what, "waiting for the debuggee (%s)",
@@ -28,9 +32,31 @@ static bool on_wire_wait(void *ctx, uint32_t cmd, int waited_ms) {
     return tui_progress(what, (uint64_t)waited_ms / 1000, "s");
 }
 
+/* What went wrong in the session but did not stop it (the cache). */
+static void on_warning(void *ctx, const char *message) {
+    tui_app *app = ctx;
+    snprintf(app->cache_note, sizeof app->cache_note, "%s", message);
+}
+
+/* The cache is a help, never a condition: opened once, and the footer says
+ * once why it is off. */
+static void open_cache(tui_app *app) {
+    if (app->opts.no_cache || app->cache)
+        return;
+    cache_options o = {.max_bytes = app->opts.cache_size};
+    hs_error err = {0};
+    if (cache_open(&o, &app->cache, &err) != HS_OK)
+        snprintf(app->cache_note, sizeof app->cache_note, "going on without the cache: %s",
+                 err.message);
+}
+
 hs_status tui_target_connect(tui_app *app, const char *target, hs_error *err) {
     tui_target_close(app, false);
+    open_cache(app);
     session_options o = {.timeout_ms = app->opts.timeout_ms,
+                         .cache = app->cache,
+                         .warn = on_warning,
+                         .warn_ctx = app,
                          .max_answer = app->opts.max_answer,
                          .max_answer_option = "--max-answer",
                          .progress = on_wire_progress,
@@ -53,6 +79,7 @@ hs_status tui_target_revive(tui_app *app, hs_error *err) {
 hs_status tui_target_resume(tui_app *app, hs_error *err) {
     if (!app->sess)
         return hs_fail(err, HS_ERR_CLOSED, "not connected");
+    tui_record_settle(app); /* it needs the pause that resuming ends */
     return session_resume(app->sess, err);
 }
 
@@ -81,6 +108,8 @@ hs_status tui_target_pause(tui_app *app, hs_error *err) {
             tui_progress_begin("reading the heap");
         st = session_read_heap(s, err);
     }
+    if (st == HS_OK && live)
+        tui_record_start(app);
     if (st == HS_OK || !live)
         return st;
     bool cancelled = st == HS_ERR_CANCELLED || tui_progress_cancelled();

@@ -4,6 +4,7 @@
  * line-drawing glyphs, and reading keys. Screens draw through this. */
 #include <langinfo.h>
 #include <locale.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -309,6 +310,18 @@ int tui_read_key(int timeout_ms) {
     for (size_t i = used; i < n && T.n_pending < 16; i++)
         T.pending[T.n_pending++] = seq[i];
     return key;
+}
+
+int tui_read_key_or_fd(int timeout_ms, int fd) {
+    if (fd < 0)
+        return tui_read_key(timeout_ms);
+    int k = tui_read_key(0); /* a key curses holds already would not wake poll */
+    if (k != TUI_KEY_NONE || !T.active)
+        return k;
+    struct pollfd p[2] = {{.fd = STDIN_FILENO, .events = POLLIN}, {.fd = fd, .events = POLLIN}};
+    if (poll(p, 2, timeout_ms) > 0 && (p[0].revents & (POLLIN | POLLHUP | POLLERR)))
+        return tui_read_key(0);
+    return TUI_KEY_NONE;
 }
 
 /* ---- start and stop -------------------------------------------------- */
