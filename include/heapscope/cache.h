@@ -233,8 +233,8 @@ typedef struct cache_link {
  * the one answering. */
 heap_source cache_link_live(cache *c, wire_conn *conn, heap_source live, cache_link *link);
 /* What a recording of this pause says about it: the target, the pid, the
- * program (the executable's name, else the "<pid>-<program>" of a
- * ghc-debug socket name) and now as the time of the pause. */
+ * program (the "<pid>-<program>" of a ghc-debug socket name, as the picker
+ * shows it, else the executable's name) and now as the time of the pause. */
 void cache_link_meta(const cache_link *link, const char *target, store_meta *out);
 /* Writes new answers (after a pause was read, and before closing). */
 hs_status cache_link_flush(cache_link *link, hs_error *err);

@@ -39,14 +39,8 @@ heap_source cache_link_live(cache *c, wire_conn *conn, heap_source live, cache_l
 void cache_link_meta(const cache_link *l, const char *target, store_meta *m) {
     *m = (store_meta){.pid = l->pid, .paused_at = cache_now()};
     snprintf(m->target, sizeof m->target, "%s", target);
-    const char *slash = strrchr(l->exe, '/');
-    if (slash && slash[1]) {
-        snprintf(m->program, sizeof m->program, "%s", slash + 1);
-        char *deleted = strstr(m->program, " (deleted)"); /* rebuilt since it started */
-        if (deleted)
-            *deleted = '\0';
-        return;
-    }
+    /* a ghc-debug socket is named "<pid>-<program>" by the program itself:
+     * the name its picker row shows */
     const char *base = strrchr(target, '/');
     base = base ? base + 1 : target;
     char *end;
@@ -55,6 +49,14 @@ void cache_link_meta(const cache_link *l, const char *target, store_meta *m) {
         snprintf(m->program, sizeof m->program, "%s", end + 1);
         if (!m->pid)
             m->pid = pid;
+        return;
+    }
+    const char *slash = strrchr(l->exe, '/');
+    if (slash && slash[1]) {
+        snprintf(m->program, sizeof m->program, "%s", slash + 1);
+        char *deleted = strstr(m->program, " (deleted)"); /* rebuilt since it started */
+        if (deleted)
+            *deleted = '\0';
     }
 }
 

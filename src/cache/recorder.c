@@ -269,6 +269,8 @@ bool cache_recorder_serve(cache_recorder *r, int budget_ms) {
             r->answered = true;
             pthread_cond_signal(&r->answered_cond);
             pthread_mutex_unlock(&r->lock);
+            if (now_ms() >= until)
+                return true; /* the keyboard's turn, even if the next request waits */
             continue;
         }
         int left = (int)(until - now_ms());

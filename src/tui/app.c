@@ -293,7 +293,8 @@ int tui_run(const tui_options *opts) {
         }
         tui_app_draw(app);
         int key = tui_read_key_or_fd(IDLE_WAIT_MS, tui_record_fd(app));
-        tui_record_serve(app, RECORD_SLICE_MS);
+        if (key == TUI_KEY_NONE) /* keys typed ahead go first */
+            tui_record_serve(app, RECORD_SLICE_MS);
         if (key == TUI_KEY_NONE || key == KEY_RESIZE || hs_interrupt_signal())
             continue; /* curses already knows the new size: the next draw uses it */
         handle_key(app, key);
