@@ -19,8 +19,10 @@ class Recording(TuiCase):
         return os.path.join(self.home.home, ".cache", "heapscope")
 
     def pauses(self):
+        env = dict(os.environ, HOME=self.home.home)
+        env.pop("XDG_CACHE_HOME", None)  # the explorer's pinned environment has none
         r = subprocess.run([HEAPSCOPE, "cache", "list", "--json"], capture_output=True,
-                           text=True, timeout=60, env=dict(os.environ, HOME=self.home.home))
+                           text=True, timeout=60, env=env)
         self.assertEqual(r.returncode, 0, r.stderr)
         return json.loads(r.stdout)["pauses"]
 
