@@ -88,11 +88,11 @@ static void file_row(const tui_snaps *old, const discover_entry *e, tui_snap *s)
     } else {
         store_file_info info;
         store_file_describe(e->path, &info);
+        bool ours = info.kind == STORE_FILE_HEAPSCOPE;
         *s = (tui_snap){.kind = info.kind == STORE_FILE_GHCDEBUG ? TUI_SNAP_GHCDEBUG
                                                                  : TUI_SNAP_FILE,
                         .ok = info.ok, .when = info.meta.paused_at,
-                        .closures = info.meta.closures, .closures_known = info.ok &&
-                                                                          info.kind == STORE_FILE_HEAPSCOPE,
+                        .closures = info.meta.closures, .closures_known = info.ok && ours,
                         .size = e->size, .mtime = e->mtime, .mtime_ns = e->mtime_ns};
         snprintf(s->program, sizeof s->program, "%s", info.meta.program);
         snprintf(s->why, sizeof s->why, "%s", info.why);

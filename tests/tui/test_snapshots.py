@@ -233,6 +233,24 @@ class Snapshots(TuiCase):
                          self.cli("census", path, "--no-cache").stdout,
                          "the copy reads like the ghc-debug file")
 
+    def test_a_ghc_debug_snapshot_opened_before_is_listed_once_with_its_closures(self):
+        path = os.path.join(self.home.snapshots, "taken-by-ghc-debug")
+        r = subprocess.run([harness.DEBUGGEE, *LEAK_ARGS, "--ghc-debug-snapshot", path],
+                           capture_output=True, text=True, timeout=300)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.cli("census", path)  # the first open keeps it converted in the cache
+        pauses = json.loads(self.cli("cache", "list", "--json").stdout)["pauses"]
+        self.assertEqual(len(pauses), 1, "the conversion is a recorded pause")
+        t = self.tui()
+        t.wait_text("Debuggees (")
+        t.keys("Tab")
+        s = t.wait_text("taken-by-ghc-debug")
+        self.assertRegex(s.lines[s.row_with("taken-by-ghc-debug")],
+                         r"\(ghc-debug\)\s.*\b%d\b" % pauses[0]["closures"],
+                         "the closures the conversion counted")
+        self.assertRegex(s.text, r"Snapshots \(1\)", "its conversion is not listed again")
+        self.assertFalse(s.has("recorded pause"))
+
     def test_snapshots_tab_follows_new_files(self):
         d = self.debuggee()
         t = self.tui()
