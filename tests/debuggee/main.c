@@ -93,6 +93,13 @@ int main(int argc, char **argv) {
         return cli.tcp || cli.socket_path != path ? 2 : 1; /* an option, or the environment */
     }
 
+    if (cli.ghcdebug_of) { /* another debuggee's heap: nothing to generate */
+        if (synth_write_ghcdebug_snapshot_of(cli.ghcdebug_of, cli.ghcdebug_path, err,
+                                             sizeof err) == 0)
+            return 0;
+        fprintf(stderr, "heapscope-debuggee: ghc-debug snapshot: %s\n", err);
+        return 1;
+    }
     synth_process p = {0};
     if (synth_generate(&gen, &p, err, sizeof err) != 0) {
         fprintf(stderr, "heapscope-debuggee: cannot generate the heap: %s\n", err);

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,6 +19,7 @@
 #include "synth_server_int.h"
 
 #define MAX_REQ 20u
+#define MAX_ANSWER ((size_t)1 << 36) /* from another debuggee */
 
 typedef struct gw_entry {
     uint8_t req[MAX_REQ];
@@ -28,10 +31,11 @@ typedef struct gw_entry {
 } gw_entry;
 
 struct gw {
-    const synth_process *p;
+    const synth_process *p; /* in process: this heap, answered by its server */
     synth_state st;
     synth_out out;
-    int fd;
+    int fd;                 /* the memory file the server writes, or the socket */
+    bool remote;            /* fd is a connection to another debuggee */
     gw_entry *entries;
     size_t n, cap;
     size_t *slots; /* open addressing over entries, index + 1; 0 = empty */
@@ -180,6 +184,58 @@ static uint16_t serve(gw *w, const uint8_t *req, size_t len, uint8_t **body, siz
     return status;
 }
 
+static bool io_all(gw *w, bool sending, void *buf, size_t n) {
+    for (size_t done = 0; done < n;) {
+        ssize_t r = sending ? send(w->fd, (uint8_t *)buf + done, n - done, MSG_NOSIGNAL)
+                            : recv(w->fd, (uint8_t *)buf + done, n - done, 0);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            gw_fatal(w, "the debuggee %s", r == 0 ? "closed the connection" : strerror(errno));
+            return false;
+        }
+        done += (size_t)r;
+    }
+    return true;
+}
+
+/* The same from another debuggee over its socket: the request as is, the
+ * answer's frames joined (wire-protocol.md §5). */
+static uint16_t serve_remote(gw *w, const uint8_t *req, size_t len, uint8_t **body,
+                             size_t *blen) {
+    *body = NULL;
+    *blen = 0;
+    if (!io_all(w, true, (void *)req, len))
+        return SYNTH_BAD_COMMAND;
+    uint8_t *out = NULL;
+    size_t n = 0;
+    for (;;) {
+        uint8_t h[6];
+        if (!io_all(w, false, h, sizeof h))
+            break;
+        uint32_t flen = hs_load_be32(h);
+        uint16_t status = hs_load_be16(h + 4);
+        uint8_t *grown = flen > MAX_ANSWER - n ? NULL : realloc(out, n + flen + 1);
+        if (!grown) {
+            gw_fatal(w, "an answer of more than %zu bytes", n + (size_t)flen);
+            break;
+        }
+        out = grown;
+        if (!io_all(w, false, out + n, flen))
+            break;
+        n += flen;
+        if (status == SYNTH_OKAY_CONTINUES)
+            continue;
+        if (status != SYNTH_OKAY)
+            free(out);
+        else
+            *body = out, *blen = n;
+        return status;
+    }
+    free(out);
+    return SYNTH_BAD_COMMAND;
+}
+
 bool gw_request(gw *w, uint32_t cmd, uint64_t k1, uint32_t k2, gw_answer *out) {
     *out = (gw_answer){0};
     if (w->failed)
@@ -196,7 +252,7 @@ bool gw_request(gw *w, uint32_t cmd, uint64_t k1, uint32_t k2, gw_answer *out) {
     if (!e) {
         uint8_t *body;
         size_t blen;
-        if (serve(w, req, len, &body, &blen) != SYNTH_OKAY)
+        if ((w->remote ? serve_remote : serve)(w, req, len, &body, &blen) != SYNTH_OKAY)
             return false;
         if (w->n == w->cap) {
             size_t cap = w->cap ? 2 * w->cap : 1024;
@@ -422,6 +478,14 @@ static int write_file(gw *w, const char *path) {
     return 0;
 }
 
+static void gw_free(gw *w) {
+    for (size_t i = 0; i < w->n; i++)
+        free(w->entries[i].body);
+    free(w->entries);
+    free(w->slots);
+    free(w->frames);
+}
+
 int synth_write_ghcdebug_snapshot(const synth_process *p, const char *path, char *err,
                                   size_t errlen) {
     gw w = {.p = p, .fd = -1, .err = err, .errlen = errlen};
@@ -437,10 +501,46 @@ int synth_write_ghcdebug_snapshot(const synth_process *p, const char *path, char
         synth_out_free(&w.out);
         close(w.fd);
     }
-    for (size_t i = 0; i < w.n; i++)
-        free(w.entries[i].body);
-    free(w.entries);
-    free(w.slots);
-    free(w.frames);
+    gw_free(&w);
+    return rc;
+}
+
+/* A PAUSE or RESUME, never recorded (isWriteRequest). */
+static uint16_t control(gw *w, uint32_t cmd) {
+    uint8_t req[9] = {0, 0, 0, cmd == SYNTH_CMD_PAUSE ? 5 : 4, 0, 0, 0, (uint8_t)cmd, 0};
+    uint8_t *body;
+    size_t n;
+    uint16_t st = serve_remote(w, req, cmd == SYNTH_CMD_PAUSE ? 9 : 8, &body, &n);
+    free(body);
+    return st;
+}
+
+int synth_write_ghcdebug_snapshot_of(const char *socket_path, const char *path, char *err,
+                                     size_t errlen) {
+    gw w = {.fd = -1, .remote = true, .err = err, .errlen = errlen};
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    if (strlen(socket_path) >= sizeof a.sun_path) {
+        snprintf(err, errlen, "%s: socket path too long", socket_path);
+        return -1;
+    }
+    memcpy(a.sun_path, socket_path, strlen(socket_path) + 1);
+    w.fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (w.fd < 0 || connect(w.fd, (struct sockaddr *)&a, sizeof a) != 0) {
+        snprintf(err, errlen, "cannot connect to %s: %s", socket_path, strerror(errno));
+        if (w.fd >= 0)
+            close(w.fd);
+        return -1;
+    }
+    /* the TUI pauses, then takes the snapshot, and resumes when it leaves */
+    uint16_t paused = control(&w, SYNTH_CMD_PAUSE);
+    if (paused != SYNTH_OKAY && paused != SYNTH_ALREADY_PAUSED)
+        gw_fatal(&w, "%s did not pause (status 0x%x)", socket_path, paused);
+    else
+        gw_trace_snapshot(&w);
+    if (paused == SYNTH_OKAY && !w.failed && control(&w, SYNTH_CMD_RESUME) != SYNTH_OKAY)
+        gw_fatal(&w, "%s did not resume", socket_path);
+    close(w.fd);
+    int rc = w.failed ? -1 : write_file(&w, path);
+    gw_free(&w);
     return rc;
 }

@@ -29,6 +29,11 @@
 int synth_write_ghcdebug_snapshot(const synth_process *p, const char *path, char *err,
                                   size_t errlen);
 
+/* The same for another debuggee, over its Unix socket: it is paused (if
+ * it is not already), snapshotted, and resumed if this paused it. */
+int synth_write_ghcdebug_snapshot_of(const char *socket_path, const char *path, char *err,
+                                     size_t errlen);
+
 /* ---- shared by synth_ghcdebug*.c ---- */
 
 /* A wire answer body the imitated client received. */

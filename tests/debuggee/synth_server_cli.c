@@ -40,6 +40,9 @@ static const char usage[] =
     "                           write FILE as ghc-debug 0.6's \"Take snapshot\" would\n"
     "                           (the requests its client makes during a pause, with\n"
     "                           this heap's answers, in its cache encoding) and exit\n"
+    "  --ghc-debug-snapshot-of SOCKET\n"
+    "                           with --ghc-debug-snapshot: snapshot the debuggee\n"
+    "                           listening on SOCKET (paused, then resumed) instead\n"
     "serving:\n"
     "  --max-connections N      exit after serving N connections\n"
     "  --self-pause-after MS    the program pauses itself after MS milliseconds\n"
@@ -176,7 +179,8 @@ int synth_cli_parse(int argc, char **argv, synth_cli *cli, synth_options *gen, c
         static const char *const with_value[] = {
             "--socket", "--tcp", "--plan", "--closures", "--eras", "--leak-constructor",
             "--leak-count", "--leak-era", "--seed", "--max-connections", "--self-pause-after",
-            "--silent-on", "--ghc-debug-snapshot", "--count-requests", "--answer-delay"};
+            "--silent-on", "--ghc-debug-snapshot", "--ghc-debug-snapshot-of", "--count-requests",
+            "--answer-delay"};
         const char *opt = NULL;
         for (size_t k = 0; k < sizeof with_value / sizeof *with_value && !opt; k++)
             if (is(with_value[k], a, &v))
@@ -198,6 +202,10 @@ int synth_cli_parse(int argc, char **argv, synth_cli *cli, synth_options *gen, c
             if (!v[0])
                 return fail(err, errlen, "--plan: the file name is empty");
             cli->plan_path = v;
+        } else if (strcmp(opt, "--ghc-debug-snapshot-of") == 0) {
+            if (!v[0])
+                return fail(err, errlen, "--ghc-debug-snapshot-of: the socket path is empty");
+            cli->ghcdebug_of = v;
         } else if (strcmp(opt, "--ghc-debug-snapshot") == 0) {
             if (!v[0])
                 return fail(err, errlen, "--ghc-debug-snapshot: the file name is empty");
@@ -252,6 +260,8 @@ int synth_cli_parse(int argc, char **argv, synth_cli *cli, synth_options *gen, c
             cli->self_pause_after_ms = (int64_t)n;
         }
     }
+    if (cli->ghcdebug_of && !cli->ghcdebug_path)
+        return fail(err, errlen, "--ghc-debug-snapshot-of needs --ghc-debug-snapshot FILE");
     if (cli->socket_path && cli->tcp)
         return fail(err, errlen, "--socket and --tcp exclude each other");
     if (gen->leak_era >= gen->eras)

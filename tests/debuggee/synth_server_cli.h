@@ -15,6 +15,7 @@ typedef struct synth_cli {
     const char *plan_path;       /* --plan FILE ("-" = stdout), NULL = none */
     bool plan_only;              /* --plan-only */
     const char *ghcdebug_path;   /* --ghc-debug-snapshot FILE, NULL = none */
+    const char *ghcdebug_of;     /* --ghc-debug-snapshot-of SOCKET: of another debuggee */
     uint64_t max_connections;    /* --max-connections N, 0 = no limit */
     int64_t self_pause_after_ms; /* --self-pause-after MS, -1 = never */
     uint32_t silent_on;          /* --silent-on COMMAND: bit per command id */

@@ -222,6 +222,54 @@ class RealHeap(unittest.TestCase):
                 self.resume()
 
 
+    def test_a_ghc_debug_snapshot_prints_what_ghc_debug_recorded(self):
+        # A file written as ghc-debug 0.6's "Take snapshot" writes one (by the
+        # synthetic debuggee's imitation of its client), of the paused
+        # program. ghc-debug does not follow a RET_FUN frame's function, so
+        # what only such a function holds is missing from the file: heapscope
+        # says so and prints everything else as it does live.
+        roots = self.heapscope_json("roots", "--leave-paused")
+        with tempfile.TemporaryDirectory(prefix="heapscope-ghcdebug-") as d:
+            path = os.path.join(d, "shapes.ghc-debug")
+            try:
+                r = subprocess.run([os.environ["HEAPSCOPE_DEBUGGEE"], "--ghc-debug-snapshot", path,
+                                    "--ghc-debug-snapshot-of", self.program.socket],
+                                   capture_output=True, text=True, timeout=300)
+                self.assertEqual(r.returncode, 0, r.stderr)
+
+                def both(*command):
+                    live = run(command[0], self.program.socket, *command[1:], "--json")
+                    saved = run(command[0], path, *command[1:], "--json", "--no-cache")
+                    self.assertEqual((live.returncode, saved.returncode), (0, 0), saved.stderr)
+                    return json.loads(live.stdout), json.loads(saved.stdout)
+
+                holder = roots["saved_objects"][1]["address"]
+                for command in (("roots",), ("show", holder, "--depth", "3")):
+                    live, saved = both(*command)
+                    self.assertEqual(saved, live, command)
+                live, saved = both("retainers", "--exact", "Leak", "--limit", "3")
+                self.assertEqual(saved["matches"], live["matches"])
+                for by in ("type", "constructor"):
+                    live, saved = both("census", "--by", by)
+                    lost = saved["unreadable"]
+                    self.assertEqual(live["unreadable"]["count"], 0)
+                    if lost["count"] == 0:  # no thread was in a RET_FUN frame at the pause
+                        self.assertEqual(saved, live)
+                        continue
+                    self.assertIn("the ghc-debug snapshot did not record", lost["problem"])
+                    rows = {row["key"]: row["count"] for row in live["rows"]}
+                    for row in saved["rows"]:
+                        self.assertLessEqual(row["count"], rows[row["key"]], row["key"])
+                    self.assertLessEqual(live["total_count"] - saved["total_count"], 16)
+                    # what the file lacks hangs off a RET_FUN frame's function
+                    path_to = run("retainers", self.program.socket, "--address", lost["first"],
+                                  "--json")
+                    steps = json.loads(path_to.stdout)["matches"][0]["path"]
+                    self.assertRegex(steps[-1]["edge"], r"^Frame \d+ Function$")
+            finally:
+                self.resume()
+
+
 class SocketDirectory(unittest.TestCase):
     def test_xdg_sockets_directory(self):
         program = Program(xdg=True)
