@@ -52,8 +52,6 @@ static hs_status asked_map(decode_ctx *d, uint64_t sp, uint32_t off, const heap_
         hs_status st = h->src.ops->frame_bitmap(h->src.self, sp, off, fi, &bm, d->err);
         heap_cached_bitmap *cb = st == HS_OK ? heap_cache_bitmap(bm.bits, bm.count) : NULL;
         free(bm.bits);
-        if (st == HEAP_UNAVAILABLE)
-            return st; /* ends the walk (walk_frames) */
         if (st != HS_OK)
             return bitmap_failed(d, sp + off);
         if (cb && per_frame)
@@ -106,10 +104,11 @@ static hs_status emit_frame(decode_ctx *d, const uint8_t *q, uint32_t off, uint6
 }
 
 /* Walks the frames in [sp, sp + len), whose bytes are at q, top first. A
- * frame type without a pointer map (RET_BCO and anything else), or a frame
- * whose info table or map the source does not have (a ghc-debug snapshot
- * records none for the chunk below an underflow frame) ends the walk; the
- * frames before it stay decoded. */
+ * frame type without a pointer map (RET_BCO and anything else) ends the
+ * walk; the frames before it stay decoded. A frame whose info table or map
+ * the source does not have (a ghc-debug snapshot records none below an
+ * underflow frame) fails the closure with the source's reason: ending the
+ * walk there would hide what the rest of the stack holds. */
 static hs_status walk_frames(decode_ctx *d, uint64_t sp, const uint8_t *q, size_t len) {
     size_t off = 0;
     while (len - off >= 8) {
@@ -121,8 +120,6 @@ static hs_status walk_frames(decode_ctx *d, uint64_t sp, const uint8_t *q, size_
                                 (unsigned long long)(sp + off));
         const heap_info *fi;
         hs_status st = heap_info_get(d->h, ip, &fi, d->err);
-        if (st == HEAP_UNAVAILABLE)
-            break;
         if (st != HS_OK)
             return d->err ? hs_fail_context(d->err, "frame at 0x%llx in closure 0x%llx",
                                             (unsigned long long)(sp + off),
@@ -145,8 +142,6 @@ static hs_status walk_frames(decode_ctx *d, uint64_t sp, const uint8_t *q, size_
         } else {
             break;
         }
-        if (st == HEAP_UNAVAILABLE)
-            break;
         if (st == HS_OK && m.n > (len - off) / 8 - m.hdr_words)
             st = heap_dec_bad(d, "%s frame at 0x%llx has %zu words, only %zu left in the stack",
                               hs_closure_type_name(fi->type), (unsigned long long)(sp + off),

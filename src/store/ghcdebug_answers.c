@@ -258,19 +258,36 @@ hs_status gd_decode_con_desc(const uint8_t *p, size_t len, wire_con_desc *out, h
 
 /* ---- lookups --------------------------------------------------------- */
 
+/* What a request asks for, in the words heapscope's own snapshots use when
+ * they lack it (a converted copy then says the same). */
+static const char *asked_for(uint8_t cmd) {
+    switch (cmd) {
+    case WIRE_CMD_CLOSURES: return "closure";
+    case WIRE_CMD_INFO_TABLES: return "info table";
+    case WIRE_CMD_SRT: return "the SRT of info table";
+    case WIRE_CMD_STACK_BITMAP: case WIRE_CMD_FUN_BITMAP: return "the pointer map of";
+    case WIRE_CMD_CON_DESC: return "a constructor description for";
+    case WIRE_CMD_SOURCE_INFO: return "a source location for";
+    case WIRE_CMD_CCS: return "cost-centre stack";
+    case WIRE_CMD_CC: return "cost centre";
+    case WIRE_CMD_INDEX_TABLE: return "index-table entry";
+    default: return wire_command_name(cmd);
+    }
+}
+
 static hs_status missing(uint8_t cmd, uint64_t key, hs_error *err) {
     if (key == 0)
         return hs_fail(err, HS_ERR_NOT_FOUND, "the ghc-debug snapshot did not record %s",
                        wire_command_name(cmd));
-    return hs_fail(err, HS_ERR_NOT_FOUND, "the ghc-debug snapshot did not record %s for 0x%llx",
-                   wire_command_name(cmd), (unsigned long long)key);
+    return hs_fail(err, HS_ERR_NOT_FOUND, "the snapshot did not record %s 0x%llx",
+                   asked_for(cmd), (unsigned long long)key);
 }
 
 static const gd_entry *find(const ghcdebug_file *f, uint8_t cmd, uint64_t k1, uint32_t k2,
                             hs_error *err) {
     const gd_entry *e = gd_find(f, cmd, wire_untag(k1), k2);
-    if (!e)
-        missing(cmd, k1, err);
+    if (!e) /* a frame's map is named by the frame's address */
+        missing(cmd, cmd == WIRE_CMD_STACK_BITMAP ? k1 + k2 : k1, err);
     return e;
 }
 

@@ -225,9 +225,9 @@ class RealHeap(unittest.TestCase):
     def test_a_ghc_debug_snapshot_prints_what_ghc_debug_recorded(self):
         # A file written as ghc-debug 0.6's "Take snapshot" writes one (by the
         # synthetic debuggee's imitation of its client), of the paused
-        # program. ghc-debug does not follow a RET_FUN frame's function, so
-        # what only such a function holds is missing from the file: heapscope
-        # says so and prints everything else as it does live.
+        # program. ghc-debug does not follow a RET_FUN frame's function and
+        # reads an AP_STACK's frames wrongly, so what needs those is not in
+        # the file: heapscope says so, and prints everything else as live.
         roots = self.heapscope_json("roots", "--leave-paused")
         with tempfile.TemporaryDirectory(prefix="heapscope-ghcdebug-") as d:
             path = os.path.join(d, "shapes.ghc-debug")
@@ -244,28 +244,30 @@ class RealHeap(unittest.TestCase):
                     return json.loads(live.stdout), json.loads(saved.stdout)
 
                 holder = roots["saved_objects"][1]["address"]
-                for command in (("roots",), ("show", holder, "--depth", "3")):
-                    live, saved = both(*command)
-                    self.assertEqual(saved, live, command)
+                live, saved = both("show", holder, "--depth", "3")
+                self.assertEqual(saved, live)
                 live, saved = both("retainers", "--exact", "Leak", "--limit", "3")
                 self.assertEqual(saved["matches"], live["matches"])
                 for by in ("type", "constructor"):
                     live, saved = both("census", "--by", by)
                     lost = saved["unreadable"]
                     self.assertEqual(live["unreadable"]["count"], 0)
-                    if lost["count"] == 0:  # no thread was in a RET_FUN frame at the pause
+                    if lost["count"] == 0:  # nothing of the kind at this pause
                         self.assertEqual(saved, live)
                         continue
-                    self.assertIn("the ghc-debug snapshot did not record", lost["problem"])
+                    self.assertIn("the snapshot did not record", lost["problem"])
                     rows = {row["key"]: row["count"] for row in live["rows"]}
                     for row in saved["rows"]:
                         self.assertLessEqual(row["count"], rows[row["key"]], row["key"])
                     self.assertLessEqual(live["total_count"] - saved["total_count"], 16)
-                    # what the file lacks hangs off a RET_FUN frame's function
+                    # the first one missing: a RET_FUN frame's function, or a
+                    # stack whose frames ghc-debug could not read
                     path_to = run("retainers", self.program.socket, "--address", lost["first"],
                                   "--json")
                     steps = json.loads(path_to.stdout)["matches"][0]["path"]
-                    self.assertRegex(steps[-1]["edge"], r"^Frame \d+ Function$")
+                    self.assertTrue(steps[-1]["type"] in ("STACK", "AP_STACK") or
+                                    re.match(r"^Frame \d+ Function$", steps[-1]["edge"] or ""),
+                                    steps[-1])
             finally:
                 self.resume()
 

@@ -263,9 +263,10 @@ Test(heap_decode_stack, ret_bco_ends_the_walk) {
 }
 
 /* A source without a frame's info table or map (a ghc-debug snapshot has
- * none for a chunk below an underflow frame) ends the walk like RET_BCO:
- * the stack is still a closure of known size. */
-Test(heap_decode_stack, unknown_frame_ends_the_walk) {
+ * none below an underflow frame) fails that stack alone, with the source's
+ * reason (HEAP_UNAVAILABLE: the traversal counts it as unreadable), rather
+ * than ending the walk there and hiding what the rest of it holds. */
+Test(heap_decode_stack, unknown_frame_fails_the_stack_alone) {
     ht t;
     ht_init(&t, false);
     stack_infos(&t);
@@ -285,13 +286,20 @@ Test(heap_decode_stack, unknown_frame_ends_the_walk) {
         put(&w, 7);
         put(&w, I_STOP);
     }
+    uint64_t good = BLK + 0x2200, sp = stack_at(&t, good, 3 + 1);
+    writer w = {t.f, sp};
+    put(&w, I_RET);
+    put(&w, BLK + 0x2000);
+    put(&w, 5);
+    put(&w, I_STOP);
     ht_open(&t);
     for (int unknown_info = 0; unknown_info < 2; unknown_info++) {
-        ht_ok(&t, BLK + 0x100 + 0x1000 * (uint64_t)unknown_info);
-        cr_expect_eq(t.c.n_frames, 1);
-        cr_expect_eq(t.c.n_edges, 2); /* the first frame's SRT and field */
-        cr_expect_eq(t.c.size, t.H + 16 + 8 * STACK_WORDS);
+        uint64_t a = BLK + 0x100 + 0x1000 * (uint64_t)unknown_info;
+        cr_expect_eq(ht_decode(&t, a), HEAP_UNAVAILABLE, "%s", t.err.message);
+        cr_expect(strstr(t.err.message, "in closure 0x"), "%s", t.err.message);
     }
+    ht_ok(&t, good);
+    cr_expect_eq(t.c.n_frames, 2);
     ht_fini(&t);
 }
 
