@@ -208,19 +208,29 @@ static uint16_t serve_remote(gw *w, const uint8_t *req, size_t len, uint8_t **bo
     if (!io_all(w, true, (void *)req, len))
         return SYNTH_BAD_COMMAND;
     uint8_t *out = NULL;
-    size_t n = 0;
+    size_t n = 0, cap = 0;
     for (;;) {
         uint8_t h[6];
         if (!io_all(w, false, h, sizeof h))
             break;
         uint32_t flen = hs_load_be32(h);
         uint16_t status = hs_load_be16(h + 4);
-        uint8_t *grown = flen > MAX_ANSWER - n ? NULL : realloc(out, n + flen + 1);
-        if (!grown) {
+        if (flen > MAX_ANSWER - n) {
             gw_fatal(w, "an answer of more than %zu bytes", n + (size_t)flen);
             break;
         }
-        out = grown;
+        if (n + flen + 1 > cap) { /* doubling: answers come in many small frames */
+            size_t want = cap ? cap : 4096;
+            while (want < n + flen + 1)
+                want *= 2;
+            uint8_t *grown = realloc(out, want);
+            if (!grown) {
+                gw_fatal(w, "out of memory for an answer of %zu bytes", n + (size_t)flen);
+                break;
+            }
+            out = grown;
+            cap = want;
+        }
         if (!io_all(w, false, out + n, flen))
             break;
         n += flen;

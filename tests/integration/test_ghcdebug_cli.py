@@ -13,7 +13,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from test_cli import DEBUGGEE, HEAPSCOPE, Debuggee, run  # noqa: E402  (same helpers, same binary)
+from test_cli import DEBUGGEE, HEAPSCOPE, Debuggee, raw_status, run  # noqa: E402  (same helpers, same binary)
 
 CACHE_HOME = tempfile.TemporaryDirectory()  # conversions go to a cache of our own
 os.environ["XDG_CACHE_HOME"] = CACHE_HOME.name
@@ -127,6 +127,25 @@ class SameAsLive(unittest.TestCase):
 
     def test_no_ipe(self):
         self.check_case(CASES["no_ipe"])
+
+
+class OverTheWire(unittest.TestCase):
+    def test_same_file_from_the_socket(self):
+        """--ghc-debug-snapshot-of imitates the client over a debuggee's
+        socket: the file is byte for byte the one written in process, and
+        the debuggee is resumed after it."""
+        args = ("--closures", "5000", "--profiled")
+        with tempfile.TemporaryDirectory() as tmp:
+            here, there = os.path.join(tmp, "here"), os.path.join(tmp, "there")
+            write_ghcdebug(here, args)
+            with Debuggee(*args) as d:
+                r = subprocess.run([DEBUGGEE, "--ghc-debug-snapshot", there,
+                                    "--ghc-debug-snapshot-of", d.socket],
+                                   capture_output=True, text=True, timeout=300)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertEqual(raw_status(d.socket, 3), 0x0102)  # RESUME: not paused
+            with open(here, "rb") as a, open(there, "rb") as b:
+                self.assertEqual(a.read(), b.read())
 
 
 class Conversion(unittest.TestCase):
