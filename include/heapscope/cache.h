@@ -29,9 +29,18 @@
 
 /* ---- fingerprints (fingerprint.c) ------------------------------------ */
 
+/* [start, end) of memory. */
+typedef struct cache_range {
+    uint64_t start, end;
+} cache_range;
+
 typedef struct cache_fingerprint {
-    char *text;     /* canonical: equal texts = same code at the same addresses */
+    char *text;     /* canonical: equal texts = the same executable at the same
+                       place, the same libraries, the same arguments */
     char exe[1024]; /* the executable as /proc names it, for people */
+    cache_range *moving; /* the libraries' memory, mapped elsewhere at every run:
+                            no answer for an address in it is reused or kept */
+    size_t n_moving;
 } cache_fingerprint;
 
 /* Fingerprints the running process pid (the peer of a Unix socket, from
@@ -103,6 +112,9 @@ typedef struct cache_source_stats {
 hs_status cache_source_new(cache *c, int64_t program, heap_source inner, cache_source **out,
                            hs_error *err);
 heap_source cache_source_heap(cache_source *s);
+/* Addresses the source neither answers from the cache nor keeps answers
+ * for (a fingerprint's `moving` ranges); copied. False when out of memory. */
+bool cache_source_set_moving(cache_source *s, const cache_range *ranges, size_t n);
 cache_source_stats cache_source_get_stats(const cache_source *s);
 /* Writes new answers in one transaction; on failure they stay pending. */
 hs_status cache_source_flush(cache_source *s, hs_error *err);
@@ -187,6 +199,8 @@ typedef struct cache_recorder cache_recorder;
 typedef struct cache_recorder_config {
     cache *cache;      /* the owner's cache (the thread opens its own connection) */
     int64_t program;   /* whose cached answers the thread reads; 0 = none */
+    const cache_range *moving; /* addresses not cached (cache_link.moving) */
+    size_t n_moving;
     heap *h;           /* the pause to record (its blocks are shared, not copied) */
     heap_source src;   /* what h reads through: called on the owner's thread only */
     store_meta meta;   /* cache_link_meta */
@@ -221,6 +235,8 @@ typedef struct cache_link {
     cache_source *source; /* NULL: nothing is cached for this program */
     int64_t program;
     pid_t pid;            /* the peer's pid, 0 when unknown (tcp:) */
+    cache_range *moving;  /* the program's libraries (cache_fingerprint.moving) */
+    size_t n_moving;
     char exe[1024];       /* the program's executable, "" when unknown */
     char why_not[HS_ERROR_MESSAGE_MAX]; /* why source is NULL */
 } cache_link;

@@ -90,6 +90,8 @@ struct cache_source {
     cache_maps maps;
     cache_pending *pending; /* answers not yet written */
     size_t n_pending, pending_cap;
+    cache_range *moving;    /* sorted by start: addresses never cached */
+    size_t n_moving;
     cache_source_stats stats;
 };
 

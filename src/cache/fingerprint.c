@@ -4,12 +4,15 @@
  * Info tables, constructor descriptions, source locations and SRTs are
  * fixed by the code a process runs and by where it is loaded. So the text
  * names: the executable (device, inode, size, mtime, and its GNU build id
- * or a hash of its bytes), every executable mapping (addresses, offset,
- * file), the same identity for each mapped library, and a hash of the
- * command line (cheap, and guards programs whose code depends on their
- * arguments). Anything that cannot be proved gives no fingerprint, hence no
- * reuse: code in memory no file backs (an interpreter, a JIT), a library
- * replaced since it was mapped, no access to /proc. */
+ * or a hash of its bytes) and where its code is mapped, the same identity
+ * for each library with code, and a hash of the command line (cheap, and
+ * guards programs whose code depends on their arguments). Libraries are
+ * loaded at another address at every run, so where they are is not part of
+ * the text (else no two runs would share answers); instead their ranges
+ * are listed (`moving`), and the cache neither answers nor keeps an address
+ * inside them. Anything that cannot be proved gives no fingerprint, hence
+ * no reuse: code in memory no file backs (an interpreter, a JIT), a
+ * library replaced since it was mapped, no access to /proc. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -138,9 +141,25 @@ static bool is_kernel_mapping(const char *path) {
            strcmp(path, "[uprobes]") == 0;
 }
 
-/* Appends the executable mappings and collects their distinct files. */
-static hs_status put_maps(text *t, char *maps, file_id **files, size_t *n_files, size_t *cap,
-                          hs_error *err) {
+typedef struct exe_id {
+    unsigned major, minor;
+    uint64_t inode;
+} exe_id;
+
+static bool add_range(cache_fingerprint *out, size_t *cap, uint64_t start, uint64_t end) {
+    if (!hs_grow((void **)&out->moving, cap, out->n_moving + 1, sizeof *out->moving))
+        return false;
+    out->moving[out->n_moving++] = (cache_range){start, end};
+    return true;
+}
+
+/* Appends the executable's mappings (where it is loaded is part of what it
+ * answers), collects the distinct libraries with executable code (their
+ * identity counts, not where they are: the loader moves them at every
+ * run), and lists every range of a library in out->moving. */
+static hs_status put_maps(text *t, char *maps, exe_id exe, cache_fingerprint *out,
+                          file_id **files, size_t *n_files, size_t *cap, hs_error *err) {
+    size_t ranges_cap = 0;
     for (char *line = maps, *next; line && *line; line = next) {
         next = strchr(line, '\n');
         if (next)
@@ -149,6 +168,9 @@ static hs_status put_maps(text *t, char *maps, file_id **files, size_t *n_files,
         if (!cache_maps_parse_line(line, &m))
             return hs_fail(err, HS_ERR_PROTOCOL, "unreadable line in the memory map: %.60s",
                            line);
+        bool is_exe = m.inode == exe.inode && m.dev_major == exe.major && m.dev_minor == exe.minor;
+        if (m.inode != 0 && !is_exe && !add_range(out, &ranges_cap, m.start, m.end))
+            return hs_fail(err, HS_ERR_NOMEM, "out of memory");
         if (m.perms[2] != 'x')
             continue;
         if (m.inode == 0) {
@@ -158,8 +180,11 @@ static hs_status put_maps(text *t, char *maps, file_id **files, size_t *n_files,
                            "the program runs code that no file backs (%s)",
                            m.path[0] ? m.path : "anonymous memory");
         }
-        put(t, "map %" PRIx64 "-%" PRIx64 " %s %" PRIx64 " %u:%u %" PRIu64 "\n", m.start, m.end,
-            m.perms, m.offset, m.dev_major, m.dev_minor, m.inode);
+        if (is_exe) {
+            put(t, "map %" PRIx64 "-%" PRIx64 " %s %" PRIx64 "\n", m.start, m.end, m.perms,
+                m.offset);
+            continue;
+        }
         bool seen = false;
         for (size_t i = 0; i < *n_files && !seen; i++)
             seen = (*files)[i].inode == m.inode && (*files)[i].major == m.dev_major &&
@@ -227,14 +252,10 @@ static hs_status fingerprint(const char *dir, cache_fingerprint *out, text *t, i
         return hs_fail(err, HS_ERR_NOT_FOUND, "cannot read %s: %s", path, strerror(errno));
     file_id *files = NULL;
     size_t n_files = 0, cap = 0;
-    hs_status st = put_maps(t, maps, &files, &n_files, &cap, err);
-    for (size_t i = 0; st == HS_OK && i < n_files; i++) {
-        const file_id *f = &files[i];
-        bool is_exe = f->inode == exe.st_ino && f->major == major(exe.st_dev) &&
-                      f->minor == minor(exe.st_dev);
-        if (!is_exe)
-            st = put_library(t, f, err);
-    }
+    exe_id id = {major(exe.st_dev), minor(exe.st_dev), exe.st_ino};
+    hs_status st = put_maps(t, maps, id, out, &files, &n_files, &cap, err);
+    for (size_t i = 0; st == HS_OK && i < n_files; i++)
+        st = put_library(t, &files[i], err);
     free(files);
     free(maps);
     if (st == HS_OK)
@@ -262,6 +283,8 @@ hs_status cache_fingerprint_dir(const char *dir, cache_fingerprint *out, hs_erro
     hs_status st = fingerprint(dir, out, &t, fd, err);
     close(fd);
     free(t.s);
+    if (st != HS_OK)
+        cache_fingerprint_free(out);
     return st;
 }
 
@@ -276,5 +299,8 @@ hs_status cache_fingerprint_pid(pid_t pid, cache_fingerprint *out, hs_error *err
 
 void cache_fingerprint_free(cache_fingerprint *f) {
     free(f->text);
+    free(f->moving);
     f->text = NULL;
+    f->moving = NULL;
+    f->n_moving = 0;
 }

@@ -28,11 +28,19 @@ heap_source cache_link_live(cache *c, wire_conn *conn, heap_source live, cache_l
         return without(l, live, err.message);
     snprintf(l->exe, sizeof l->exe, "%s", fp.exe);
     hs_status st = cache_program(c, &fp, &l->program, &err);
+    l->moving = fp.moving; /* the link keeps them, for a recording's own source */
+    l->n_moving = fp.n_moving;
+    fp.moving = NULL;
     cache_fingerprint_free(&fp);
     if (st == HS_OK)
         st = cache_source_new(c, l->program, live, &l->source, &err);
-    if (st != HS_OK)
+    if (st == HS_OK && !cache_source_set_moving(l->source, l->moving, l->n_moving))
+        st = hs_fail(&err, HS_ERR_NOMEM, "out of memory");
+    if (st != HS_OK) {
+        cache_source_free(l->source);
+        l->source = NULL;
         return without(l, live, err.message);
+    }
     return cache_source_heap(l->source);
 }
 
@@ -69,5 +77,6 @@ hs_status cache_link_flush(cache_link *l, hs_error *err) {
 
 void cache_link_close(cache_link *l) {
     cache_source_free(l->source);
+    free(l->moving);
     *l = (cache_link){0};
 }

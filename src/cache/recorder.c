@@ -297,7 +297,8 @@ static bool on_progress(void *ctx, const char *phase, uint64_t done, uint64_t to
 static hs_status record(cache_recorder *r, cache *c, hs_error *err) {
     heap_source proxy = {&proxy_ops, r}, src = proxy;
     cache_source *cs = NULL;
-    if (r->cfg.program > 0 && cache_source_new(c, r->cfg.program, proxy, &cs, err) == HS_OK)
+    if (r->cfg.program > 0 && cache_source_new(c, r->cfg.program, proxy, &cs, err) == HS_OK &&
+        cache_source_set_moving(cs, r->cfg.moving, r->cfg.n_moving))
         src = cache_source_heap(cs); /* the owner is asked only for what the cache lacks */
     heap *h = NULL;
     hs_status st = heap_open(src, &h, err);

@@ -88,98 +88,144 @@ static hs_status fw_ccs_main(void *s, uint64_t *o, hs_error *e) {
     return INNER(s).ops->ccs_main(INNER(s).self, o, e);
 }
 
+/* ---- what may be cached ---- */
+
+/* An address in a library's memory: the library is mapped elsewhere at the
+ * next run, so an answer for it is neither taken from the cache nor kept.
+ * 0 is never a key. */
+static bool uncacheable(const cache_source *s, uint64_t key) {
+    if (key == 0)
+        return true;
+    size_t lo = 0, hi = s->n_moving; /* the last range starting at or below key */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->moving[mid].start <= key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo > 0 && key < s->moving[lo - 1].end;
+}
+
+static int by_start(const void *a, const void *b) {
+    uint64_t x = ((const cache_range *)a)->start, y = ((const cache_range *)b)->start;
+    return x < y ? -1 : x > y;
+}
+
+bool cache_source_set_moving(cache_source *s, const cache_range *ranges, size_t n) {
+    cache_range *copy = n ? malloc(n * sizeof *copy) : NULL;
+    if (n && !copy)
+        return false;
+    if (n) {
+        memcpy(copy, ranges, n * sizeof *copy);
+        qsort(copy, n, sizeof *copy, by_start);
+    }
+    free(s->moving);
+    s->moving = copy;
+    s->n_moving = n;
+    return true;
+}
+
 /* ---- batched requests: info tables and SRTs ---- */
 
-/* The keys not in m, in order (duplicates kept). */
-static hs_status misses(const u64map *m, const uint64_t *keys, size_t n, uint64_t **out,
-                        size_t *n_out, hs_error *err) {
-    *out = malloc((n ? n : 1) * sizeof **out);
-    if (!*out)
+/* The keys to ask the wrapped source (not cached, or uncacheable), in
+ * order; asked[i] says whether keys[i] is one of them. */
+static hs_status to_ask(const cache_source *s, const u64map *m, const uint64_t *keys, size_t n,
+                        uint64_t **ask, size_t *n_ask, bool **asked, hs_error *err) {
+    *ask = malloc((n ? n : 1) * sizeof **ask);
+    *asked = malloc(n ? n : 1);
+    if (!*ask || !*asked)
         return nomem(err);
-    *n_out = 0;
-    for (size_t i = 0; i < n; i++)
-        if (!u64map_find(m, keys[i]))
-            (*out)[(*n_out)++] = keys[i];
+    *n_ask = 0;
+    for (size_t i = 0; i < n; i++) {
+        (*asked)[i] = uncacheable(s, keys[i]) || !u64map_find(m, keys[i]);
+        if ((*asked)[i])
+            (*ask)[(*n_ask)++] = keys[i];
+    }
     return HS_OK;
 }
 
-/* True when one of the keys cannot be a map key: the request goes by. */
-static bool has_null(const uint64_t *keys, size_t n) {
-    for (size_t i = 0; i < n; i++)
-        if (keys[i] == 0)
-            return true;
-    return false;
+static void count(cache_source *s, size_t n, size_t n_ask) {
+    s->stats.misses += n_ask;
+    s->stats.hits += n - n_ask;
 }
 
 static hs_status c_info_tables(void *self, const uint64_t *infos, size_t n, heap_blobs *out,
                                hs_error *err) {
     cache_source *s = self;
-    if (has_null(infos, n))
-        return s->inner.ops->info_tables(s->inner.self, infos, n, out, err);
     *out = (heap_blobs){0};
     uint64_t *ask;
-    size_t n_ask;
-    hs_status st = misses(&s->maps.infos, infos, n, &ask, &n_ask, err);
-    if (st == HS_OK && n_ask > 0) {
-        heap_blobs got = {0};
+    bool *asked;
+    size_t n_ask = 0;
+    heap_blobs got = {0};
+    hs_status st = to_ask(s, &s->maps.infos, infos, n, &ask, &n_ask, &asked, err);
+    if (st == HS_OK && n_ask > 0)
         st = s->inner.ops->info_tables(s->inner.self, ask, n_ask, &got, err);
-        if (st == HS_OK && got.count != n_ask)
-            st = hs_fail(err, HS_ERR_INTERNAL, "%zu info tables for %zu asked", got.count, n_ask);
-        for (size_t i = 0; st == HS_OK && i < n_ask; i++) {
-            cache_blob *b = blob_new(got.items[i].data, got.items[i].len);
-            if (!b || !keep(s, CACHE_INFO_TABLE, &s->maps.infos, ask[i], b))
-                st = nomem(err);
-        }
-        heap_blobs_free(&got);
+    if (st == HS_OK && n_ask > 0 && got.count != n_ask)
+        st = hs_fail(err, HS_ERR_INTERNAL, "%zu info tables for %zu asked", got.count, n_ask);
+    for (size_t j = 0; st == HS_OK && j < n_ask; j++) {
+        if (uncacheable(s, ask[j]))
+            continue;
+        cache_blob *b = blob_new(got.items[j].data, got.items[j].len);
+        if (!b || !keep(s, CACHE_INFO_TABLE, &s->maps.infos, ask[j], b))
+            st = nomem(err);
     }
-    s->stats.misses += n_ask;
-    s->stats.hits += n - n_ask;
-    free(ask);
+    count(s, n, n_ask);
+    /* the answers in order: what was asked from `got`, the rest from the map */
     size_t total = 0;
-    for (size_t i = 0; st == HS_OK && i < n; i++)
-        total += blob_at(&s->maps.infos, infos[i])->len;
+    for (size_t i = 0, j = 0; st == HS_OK && i < n; i++)
+        total += asked[i] ? got.items[j++].len : blob_at(&s->maps.infos, infos[i])->len;
     if (st == HS_OK) {
         out->items = malloc((n ? n : 1) * sizeof *out->items);
         out->storage = malloc(total ? total : 1);
         if (!out->items || !out->storage)
             st = nomem(err);
     }
-    for (size_t i = 0, at = 0; st == HS_OK && i < n; i++) {
-        const cache_blob *b = blob_at(&s->maps.infos, infos[i]);
-        memcpy((uint8_t *)out->storage + at, b->bytes, b->len);
-        out->items[i] = (heap_blob){(uint8_t *)out->storage + at, b->len};
-        at += b->len;
+    for (size_t i = 0, j = 0, at = 0; st == HS_OK && i < n; i++) {
+        heap_blob from;
+        if (asked[i]) {
+            from = got.items[j++];
+        } else {
+            const cache_blob *b = blob_at(&s->maps.infos, infos[i]);
+            from = (heap_blob){b->bytes, b->len};
+        }
+        memcpy((uint8_t *)out->storage + at, from.data, from.len);
+        out->items[i] = (heap_blob){(uint8_t *)out->storage + at, from.len};
+        at += from.len;
     }
     if (st == HS_OK)
         out->count = n;
     else
         heap_blobs_free(out);
+    heap_blobs_free(&got);
+    free(ask);
+    free(asked);
     return st;
 }
 
 static hs_status c_srts(void *self, const uint64_t *infos, size_t n, uint64_t *out,
                         hs_error *err) {
     cache_source *s = self;
-    if (has_null(infos, n))
-        return s->inner.ops->srts(s->inner.self, infos, n, out, err);
-    uint64_t *ask;
-    size_t n_ask;
-    hs_status st = misses(&s->maps.srts, infos, n, &ask, &n_ask, err);
-    uint64_t *got = st == HS_OK && n_ask ? malloc(n_ask * sizeof *got) : NULL;
-    if (st == HS_OK && n_ask > 0)
+    uint64_t *ask, *got = NULL;
+    bool *asked;
+    size_t n_ask = 0;
+    hs_status st = to_ask(s, &s->maps.srts, infos, n, &ask, &n_ask, &asked, err);
+    if (st == HS_OK && n_ask > 0) {
+        got = malloc(n_ask * sizeof *got);
         st = got ? s->inner.ops->srts(s->inner.self, ask, n_ask, got, err) : nomem(err);
-    for (size_t i = 0; st == HS_OK && i < n_ask; i++) {
-        if (u64map_find(&s->maps.srts, ask[i]))
+    }
+    for (size_t j = 0; st == HS_OK && j < n_ask; j++) {
+        if (uncacheable(s, ask[j]) || u64map_find(&s->maps.srts, ask[j]))
             continue;
-        if (!u64map_put(&s->maps.srts, ask[i], got[i]) || !note_new(s, CACHE_SRT, ask[i]))
+        if (!u64map_put(&s->maps.srts, ask[j], got[j]) || !note_new(s, CACHE_SRT, ask[j]))
             st = nomem(err);
     }
-    s->stats.misses += n_ask;
-    s->stats.hits += n - n_ask;
+    count(s, n, n_ask);
+    for (size_t i = 0, j = 0; st == HS_OK && i < n; i++)
+        out[i] = asked[i] ? got[j++] : *u64map_find(&s->maps.srts, infos[i]);
     free(ask);
+    free(asked);
     free(got);
-    for (size_t i = 0; st == HS_OK && i < n; i++)
-        out[i] = *u64map_find(&s->maps.srts, infos[i]);
     return st;
 }
 
@@ -213,7 +259,8 @@ static hs_status c_frame_bitmap(void *self, uint64_t sp, uint32_t off, const hea
                                 heap_bitmap *out, hs_error *err) {
     cache_source *s = self;
     *out = (heap_bitmap){0};
-    bool by_info = fi && fi->ptr && fi->type == HS_RET_BIG; /* RET_FUN maps belong to the frame */
+    /* RET_FUN maps belong to the frame */
+    bool by_info = fi && fi->type == HS_RET_BIG && !uncacheable(s, fi->ptr);
     const cache_blob *b = by_info ? blob_at(&s->maps.frame_bitmaps, fi->ptr) : NULL;
     if (b) {
         s->stats.hits++;
@@ -230,7 +277,7 @@ static hs_status c_fun_bitmap(void *self, uint64_t fun, const heap_info *fi, uin
                               heap_bitmap *out, hs_error *err) {
     cache_source *s = self;
     *out = (heap_bitmap){0};
-    uint64_t key = fi ? cache_fun_bitmap_key(fi->ptr, n) : 0;
+    uint64_t key = fi && !uncacheable(s, fi->ptr) ? cache_fun_bitmap_key(fi->ptr, n) : 0;
     const cache_blob *b = key ? blob_at(&s->maps.fun_bitmaps, key) : NULL;
     if (b) {
         s->stats.hits++;
@@ -252,7 +299,7 @@ static hs_status unavailable(hs_error *err, const char *what, uint64_t info) {
 
 static hs_status c_con_desc(void *self, uint64_t info, char **text, hs_error *err) {
     cache_source *s = self;
-    if (!info)
+    if (uncacheable(s, info))
         return s->inner.ops->con_desc(s->inner.self, info, text, err);
     *text = NULL;
     uint64_t *v = u64map_find(&s->maps.con_descs, info);
@@ -279,7 +326,7 @@ static hs_status c_con_desc(void *self, uint64_t info, char **text, hs_error *er
 
 static hs_status c_source_info(void *self, uint64_t info, wire_source_info *out, hs_error *err) {
     cache_source *s = self;
-    if (!info)
+    if (uncacheable(s, info))
         return s->inner.ops->source_info(s->inner.self, info, out, err);
     *out = (wire_source_info){0};
     uint64_t *v = u64map_find(&s->maps.source_infos, info);
@@ -366,5 +413,6 @@ void cache_source_free(cache_source *s) {
         return;
     cache_maps_free(&s->maps);
     free(s->pending);
+    free(s->moving);
     free(s);
 }

@@ -17,7 +17,8 @@ hs_status session_record_beside(session *s, hs_error *err) {
     session_flush_cache(s, &ignored);
     cache_link none = {0};
     const cache_link *l = s->linked ? &s->link : &none;
-    cache_recorder_config cfg = {.cache = s->opts.cache, .program = l->program, .h = s->heap};
+    cache_recorder_config cfg = {.cache = s->opts.cache, .program = l->program,
+                                 .moving = l->moving, .n_moving = l->n_moving, .h = s->heap};
     cfg.src = l->source ? cache_source_heap(l->source) : heap_source_live(s->conn);
     cache_link_meta(l, s->target, &cfg.meta);
     snprintf(cfg.exe, sizeof cfg.exe, "%s", l->exe);

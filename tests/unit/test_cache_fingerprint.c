@@ -161,6 +161,44 @@ Test(cache_fingerprint, load_address_counts) {
     free(b);
 }
 
+/* The loader puts libraries elsewhere at every run: where they are is not
+ * part of the fingerprint (else no two runs would share answers), but their
+ * ranges are listed so that no answer for an address in them is kept. */
+Test(cache_fingerprint, libraries_may_move_and_are_listed) {
+    sh("cp /bin/true '%s/prog'%s", dir, "");
+    sh("cp /bin/true '%s/lib.so'%s", dir, "");
+    char path[256], lines[1024];
+    snprintf(path, sizeof path, "%s/lib.so", dir);
+    struct stat st;
+    cr_assert_eq(stat(path, &st), 0);
+    const char *fmt = "%s-%s r--p 00000000 %02x:%02x %llu %s\n"
+                      "%s-%s r-xp 00001000 %02x:%02x %llu %s\n";
+    snprintf(lines, sizeof lines, fmt, "7f0000000000", "7f0000001000", major(st.st_dev),
+             minor(st.st_dev), (unsigned long long)st.st_ino, path, "7f0000001000",
+             "7f0000003000", major(st.st_dev), minor(st.st_dev), (unsigned long long)st.st_ino,
+             path);
+    fake_proc(lines, "prog");
+    cache_fingerprint a;
+    hs_error err = {0};
+    cr_assert_eq(cache_fingerprint_dir(dir, &a, &err), HS_OK, "%s", err.message);
+    cr_assert_eq(a.n_moving, 2);
+    cr_assert_eq(a.moving[0].start, 0x7f0000000000u);
+    cr_assert_eq(a.moving[1].end, 0x7f0000003000u);
+    snprintf(lines, sizeof lines, fmt, "7e0000000000", "7e0000001000", major(st.st_dev),
+             minor(st.st_dev), (unsigned long long)st.st_ino, path, "7e0000001000",
+             "7e0000003000", major(st.st_dev), minor(st.st_dev), (unsigned long long)st.st_ino,
+             path);
+    fake_proc(lines, "prog");
+    cache_fingerprint b;
+    cr_assert_eq(cache_fingerprint_dir(dir, &b, &err), HS_OK, "%s", err.message);
+    cr_assert_str_eq(a.text, b.text, "the library moved: the same program");
+    cr_assert_eq(b.moving[0].start, 0x7e0000000000u);
+    for (size_t i = 0; i < a.n_moving; i++) /* the executable itself never moves */
+        cr_assert(a.moving[i].start >= 0x7e0000000000u);
+    cache_fingerprint_free(&a);
+    cache_fingerprint_free(&b);
+}
+
 Test(cache_fingerprint, code_no_file_backs_is_refused) {
     sh("cp /bin/true '%s/prog'%s", dir, "");
     fake_proc("7f0000000000-7f0000001000 rwxp 00000000 00:00 0 \n", "prog");

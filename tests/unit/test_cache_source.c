@@ -325,3 +325,27 @@ Test(cache_source, busy_database_keeps_answers_pending) {
     fake_free(f);
     cache_close(c);
 }
+
+/* Addresses in a library's memory (mapped elsewhere at the next run) are
+ * asked every time and never kept; the others of the same batch are. */
+Test(cache_source, moving_addresses_are_never_cached) {
+    cache *c = open_cache();
+    int64_t prog = program_id(c, "program A");
+    cache_range lib = {I_FUN, I_BIG + 1}; /* I_FUN and I_BIG live in a library */
+    for (int pass = 0; pass < 2; pass++) {
+        fake_source *f = program();
+        cache_source *cs = NULL;
+        hs_error err = {0};
+        cr_assert_eq(cache_source_new(c, prog, fake_heap_source(f), &cs, &err), HS_OK);
+        cr_assert(cache_source_set_moving(cs, &lib, 1));
+        ask_all(cache_source_heap(cs)); /* the answers stay right */
+        fake_counts *n = fake_counts_of(f);
+        cr_assert_eq(n->info_tables, 1, "pass %d: the library's info tables are asked", pass);
+        cr_assert_eq(n->stack_bitmap + n->fun_bitmap, 2, "pass %d: and their bitmaps", pass);
+        cr_assert_eq(n->con_desc + n->srts, pass == 0 ? 3 : 0, "pass %d", pass);
+        cr_assert_eq(cache_source_flush(cs, &err), HS_OK, "%s", err.message);
+        cache_source_free(cs);
+        fake_free(f);
+    }
+    cache_close(c);
+}
