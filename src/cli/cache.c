@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "heapscope/cache.h"
+#include "heapscope/plural.h"
 #include "heapscope/cli.h"
 #include "output.h"
 
@@ -33,10 +34,11 @@ static void print_json(const cache *c, const cache_usage *u, const cache_pause_l
 }
 
 static void print_text(const cache *c, const cache_usage *u, const cache_pause_list *l) {
-    printf("cache %s: %.1f MB of %.1f MB (%" PRIu64 " recorded pauses; answers of %" PRIu64
-           " programs, %.1f MB)\n",
+    printf("cache %s: %.1f MB of %.1f MB (%" PRIu64 " recorded %s; answers of %" PRIu64
+           " %s, %.1f MB)\n",
            cache_dir(c), (double)(u->db_bytes + u->pause_bytes) / 1e6,
-           (double)u->max_bytes / 1e6, u->pauses, u->programs, (double)u->db_bytes / 1e6);
+           (double)u->max_bytes / 1e6, u->pauses, hs_plural(u->pauses, "pause", "pauses"),
+           u->programs, hs_plural(u->programs, "program", "programs"), (double)u->db_bytes / 1e6);
     if (l->count == 0)
         return;
     printf("%-19s  %-20s %8s %12s %10s %10s  %s\n", "paused at", "program", "pid", "closures",

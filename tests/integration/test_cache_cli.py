@@ -205,7 +205,7 @@ class Recorded(CacheCase):
         # the recorded pause answers as the live program did
         self.assertEqual(self.census_file(newest["file"]), live)
         text = self.run_ok("cache", "list")
-        self.assertIn("2 recorded pauses", text)
+        self.assertIn("2 recorded pauses; answers of 1 program,", text)
         self.assertIn(newest["file"], text)
 
     def census_file(self, path):
