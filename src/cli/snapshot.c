@@ -1,9 +1,7 @@
 /* heapscope snapshot TARGET -o FILE: one pause into a snapshot file. */
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "heapscope/cli.h"
@@ -21,19 +19,6 @@ static bool show_progress(void *ctx, const char *phase, uint64_t done, uint64_t 
     return cli_keep_going();
 }
 
-/* Program and pid from a ghc-debug socket name, "<pid>-<program>". */
-static void describe_target(const char *target, store_meta *m) {
-    snprintf(m->target, sizeof m->target, "%s", target);
-    const char *base = strrchr(target, '/');
-    base = base ? base + 1 : target;
-    char *end;
-    long pid = strtol(base, &end, 10);
-    if (end != base && *end == '-' && end[1] && pid > 0) {
-        m->pid = pid;
-        snprintf(m->program, sizeof m->program, "%s", end + 1);
-    }
-}
-
 int cli_snapshot(const char *target, const cli_common *common) {
     const char *output = common->output;
     if (!output) {
@@ -47,9 +32,10 @@ int cli_snapshot(const char *target, const cli_common *common) {
     store_meta meta = {0};
     if (session_snapshot_meta(s.sess)) /* a copy keeps where and when the pause was taken */
         meta = *session_snapshot_meta(s.sess);
-    else {
-        describe_target(target, &meta);
-        meta.paused_at = (int64_t)time(NULL);
+    else { /* program and pid as the cache knows them, else from the socket's name */
+        const cache_link *link = session_cache_link(s.sess);
+        cache_link none = {0};
+        cache_link_meta(link ? link : &none, target, &meta);
     }
     bool tty = isatty(STDERR_FILENO);
     store_write_options opts = {.replace = common->force, .progress = show_progress, .progress_ctx = &tty};

@@ -54,6 +54,12 @@ hs_status tui_target_revive(tui_app *app, hs_error *err);
  * connection). */
 void tui_target_close(tui_app *app, bool give_ours_back);
 
+/* The cache of the whole run (the explorer's answers and recordings, the
+ * Snapshots tab's recorded pauses), opened the first time it is wanted;
+ * NULL with --no-cache, or when it cannot be opened (cache_error says why,
+ * and the footer once). */
+cache *tui_app_cache(tui_app *app);
+
 /* ---- record.c: each pause recorded into the cache, beside the UI ---- */
 
 /* True while the UI's thread answers a recording's request: the wire
@@ -101,8 +107,6 @@ typedef struct tui_snaps {
     size_t count;
     char **dirs;         /* listed besides ghc-debug's snapshot directory */
     size_t n_dirs;
-    cache *cache;        /* for the recorded pauses; NULL: off or unreadable */
-    bool cache_tried;
     char cache_why[HS_ERROR_MESSAGE_MAX + 64]; /* why recorded pauses are missing */
 } tui_snaps;
 
@@ -299,7 +303,9 @@ typedef struct tui_app {
     int status;
     tui_picker picker;
     session *sess; /* the TARGET looked at; NULL on the picker */
-    cache *cache;  /* NULL: --no-cache, or it could not be opened (cache_note says why) */
+    cache *cache;  /* tui_app_cache: NULL when --no-cache or it could not be opened */
+    bool cache_tried;
+    char cache_error[HS_ERROR_MESSAGE_MAX]; /* why it could not be opened */
     char cache_note[HS_ERROR_MESSAGE_MAX + 64]; /* a cache problem, to say once */
     tui_explorer ex;
     tui_prompt prompt;

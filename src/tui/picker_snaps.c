@@ -28,7 +28,6 @@ void tui_snaps_free(tui_snaps *l) {
     for (size_t i = 0; i < l->n_dirs; i++)
         free(l->dirs[i]);
     free(l->dirs);
-    cache_close(l->cache);
     *l = (tui_snaps){0};
 }
 
@@ -44,19 +43,15 @@ void tui_snaps_add_dir(tui_snaps *l, const char *dir) {
         l->n_dirs++;
 }
 
-/* The cache is opened on the first refresh and kept; when it cannot be,
- * the tab says why once and lists the files alone. */
+/* The run's cache (tui_app_cache); when it cannot be opened, the tab says
+ * why and lists the files alone. */
 static cache *the_cache(tui_app *app) {
+    cache *c = tui_app_cache(app);
     tui_snaps *l = &app->picker.snaps;
-    if (l->cache || l->cache_tried || app->opts.no_cache)
-        return l->cache;
-    l->cache_tried = true;
-    cache_options o = {.max_bytes = app->opts.cache_size};
-    hs_error err = {0};
-    if (cache_open(&o, &l->cache, &err) != HS_OK)
+    if (!c && app->cache_error[0])
         snprintf(l->cache_why, sizeof l->cache_why, "recorded pauses not shown: %s",
-                 err.message);
-    return l->cache;
+                 app->cache_error);
+    return c;
 }
 
 /* What the last refresh learnt of this very file (same path, time, size). */

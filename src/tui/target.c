@@ -40,21 +40,24 @@ static void on_warning(void *ctx, const char *message) {
 
 /* The cache is a help, never a condition: opened once, and the footer says
  * once why it is off. */
-static void open_cache(tui_app *app) {
-    if (app->opts.no_cache || app->cache)
-        return;
+cache *tui_app_cache(tui_app *app) {
+    if (app->opts.no_cache || app->cache || app->cache_tried)
+        return app->cache;
+    app->cache_tried = true;
     cache_options o = {.max_bytes = app->opts.cache_size};
     hs_error err = {0};
-    if (cache_open(&o, &app->cache, &err) != HS_OK)
+    if (cache_open(&o, &app->cache, &err) != HS_OK) {
+        snprintf(app->cache_error, sizeof app->cache_error, "%s", err.message);
         snprintf(app->cache_note, sizeof app->cache_note, "going on without the cache: %s",
                  err.message);
+    }
+    return app->cache;
 }
 
 hs_status tui_target_connect(tui_app *app, const char *target, hs_error *err) {
     tui_target_close(app, false);
-    open_cache(app);
     session_options o = {.timeout_ms = app->opts.timeout_ms,
-                         .cache = app->cache,
+                         .cache = tui_app_cache(app),
                          .warn = on_warning,
                          .warn_ctx = app,
                          .max_answer = app->opts.max_answer,
