@@ -71,7 +71,10 @@ static char *fingerprint_ok(void) {
     cr_assert_eq(cache_fingerprint_dir(dir, &fp, &err), HS_OK, "%s", err.message);
     cr_assert_not_null(fp.text);
     cr_assert(strstr(fp.exe, "/prog"), "%s", fp.exe);
-    return fp.text;
+    char *text = fp.text;
+    fp.text = NULL; /* the caller keeps the text; the rest goes */
+    cache_fingerprint_free(&fp);
+    return text;
 }
 
 static void fingerprint_refused(const char *why) {
