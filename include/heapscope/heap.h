@@ -361,6 +361,60 @@ hs_status heap_index_entry(heap *h, uint64_t entry, const wire_index_entry **out
 /* CCS_MAIN, the root cost-centre stack (0 when none). */
 hs_status heap_ccs_main(heap *h, uint64_t *out, hs_error *err);
 
+/* ---- a closure's profiling header, decoded (retainers-and-eras.md §5) -- */
+
+/* What the header word means, by the VERSION profiling mode. */
+typedef enum heap_prof_kind {
+    HEAP_PROF_ABSENT,   /* a non-profiled debuggee: no header */
+    HEAP_PROF_ERA,      /* mode 4 (-he): the word is the era */
+    HEAP_PROF_LDV,      /* mode 3 (-hb): lag, drag, void state */
+    HEAP_PROF_RETAINER, /* mode 2 (-hr): retainer set and traversal flag */
+    HEAP_PROF_RAW,      /* modes 1 and 5: a word with no meaning to show */
+} heap_prof_kind;
+
+typedef struct heap_prof_info {
+    heap_prof_kind kind;
+    uint64_t word;          /* the header word as read */
+    uint64_t era;           /* ERA */
+    uint64_t ldv_created;   /* LDV: era the closure was created in */
+    bool ldv_used;          /* LDV: used since it was created */
+    uint64_t ldv_last_use;  /* LDV: era of its last use (0 while unused) */
+    uint64_t retainer_set;  /* RETAINER: address of its RetainerSet, 0 = none */
+    bool retainer_flag;     /* RETAINER: bit 0, the retainer traversal's flip bit */
+    uint64_t ccs;           /* the cost-centre stack, 0 = none */
+    const wire_ccs *stack;  /* heap_prof_describe: that stack (NULL if not read) */
+    const wire_cc *cc;      /* heap_prof_describe: its cost centre (NULL if not read) */
+    char problem[HS_ERROR_MESSAGE_MAX]; /* why stack or cc is NULL while ccs is not, else "" */
+} heap_prof_info;
+
+/* Decodes a header read in profiling mode `mode` (no cost-centre lookup). */
+void heap_prof_decode(uint8_t mode, const heap_prof_header *p, heap_prof_info *out);
+/* heap_prof_decode for h's mode, with the stack and its cost centre looked
+ * up through heap_ccs/heap_cc (kept per pause: closures sharing a stack ask
+ * once). A lookup that fails is not an error of the closure: its message
+ * goes to out->problem and the rest is still described. */
+void heap_prof_describe(heap *h, const heap_prof_header *p, heap_prof_info *out);
+
+/* The one text of a header for both the TUI and the CLI, so they agree. */
+typedef enum heap_prof_style {
+    HEAP_PROF_PANE,       /* a details-pane row: "✓ created: 2 last used: 4" */
+    HEAP_PROF_PANE_ASCII, /* the same without UTF-8: "used created: 2 last used: 4" */
+    HEAP_PROF_LINE,       /* one item of a closure line: "ldv created 2 used 4" */
+} heap_prof_style;
+/* The details-pane key of the header word: "Era", "LDV info",
+ * "Retainer info", "Other"; NULL when there is no header. */
+const char *heap_prof_state_key(const heap_prof_info *p);
+/* The header word's state in style; "" when there is none to show (no
+ * header; a RAW word in HEAP_PROF_LINE). */
+void heap_prof_state_text(const heap_prof_info *p, heap_prof_style style, char *buf, size_t cap);
+/* The cost centre of the stack: "leaky   Main   app/Main.hs:30:1-40" in a
+ * pane, "cc Main.leaky (app/Main.hs:30:1-40)" in a line, the problem when
+ * it could not be read; "" without a stack. */
+void heap_prof_cc_text(const heap_prof_info *p, heap_prof_style style, char *buf, size_t cap);
+/* A cost centre as the TUI's CCS and CC rows show it (§6.1):
+ * "<label>   <module>   <srcloc>". */
+void heap_cc_text(const wire_cc *cc, char *buf, size_t cap);
+
 /* Splits an IPE position "<file>:<span>" at the colon before the span
  * ("app/Main.hs:12:5-20" -> "app/Main.hs", "12:5-20"); a position without
  * one is all file. */

@@ -53,32 +53,22 @@ static void size_text(uint64_t bytes, char *buf, size_t cap) {
         snprintf(buf, cap, "%.1f MiB (%" PRIu64 " B)", (double)bytes / 1048576, bytes);
 }
 
-/* The profiling header row (retainers-and-eras.md §5). */
+/* The profiling header rows (retainers-and-eras.md §5), decoded and
+ * worded by the heap module as the CLI words them. */
 static void prof_items(tui_app *app, items *s, const heap_closure *c) {
-    if (!c->prof.present)
+    heap_prof_info p;
+    heap_prof_describe(session_heap(app->sess), &c->prof, &p);
+    const char *key = heap_prof_state_key(&p);
+    if (!key)
         return;
-    uint64_t w = c->prof.word;
-    bool utf8 = tui_term_caps_get()->utf8;
-    switch (session_prof_mode(app->sess)) {
-    case WIRE_PROF_ERA: ADD(s, "Era", TUI_ROLE_DETAILS, "%" PRIu64, w); break;
-    case WIRE_PROF_LDV: {
-        uint64_t created = (w & UINT64_C(0x0FFFFFFFC0000000)) >> 30;
-        if (w & UINT64_C(0x1000000000000000))
-            ADD(s, "LDV info", TUI_ROLE_DETAILS, "%s created: %" PRIu64 " last used: %" PRIu64,
-                utf8 ? "✓" : "used", created, w & UINT64_C(0x3FFFFFFF));
-        else
-            ADD(s, "LDV info", TUI_ROLE_DETAILS, "%s created: %" PRIu64, utf8 ? "✘" : "unused",
-                created);
-        break;
-    }
-    case WIRE_PROF_RETAINER: ADD(s, "Retainer info", TUI_ROLE_DETAILS, "0x%" PRIx64, w); break;
-    default: ADD(s, "Other", TUI_ROLE_DETAILS, "Not supported: %" PRIu64, w); break;
-    }
-    if (c->prof.ccs) {
-        hs_error err = {0};
-        const char *cc = tui_cc_text(app, c->prof.ccs, true, &err);
-        ADD(s, "CCS", cc ? TUI_ROLE_DETAILS : TUI_ROLE_ERROR, "0x%" PRIx64 "  %s", c->prof.ccs,
-            cc ? cc : err.message);
+    item *it = add(s, key, TUI_ROLE_DETAILS);
+    if (it)
+        heap_prof_state_text(&p, tui_term_caps_get()->utf8 ? HEAP_PROF_PANE : HEAP_PROF_PANE_ASCII,
+                             it->value, sizeof it->value);
+    if (p.ccs) {
+        char cc[sizeof it->value - 24];
+        heap_prof_cc_text(&p, HEAP_PROF_PANE, cc, sizeof cc);
+        ADD(s, "CCS", p.cc ? TUI_ROLE_DETAILS : TUI_ROLE_ERROR, "0x%" PRIx64 "  %s", p.ccs, cc);
     }
 }
 

@@ -147,8 +147,7 @@ const char *tui_cc_text(tui_app *app, uint64_t addr, bool is_ccs, hs_error *err)
     if (heap_cc(h, cc_addr, &cc, err) != HS_OK)
         return NULL;
     char text[768];
-    snprintf(text, sizeof text, "%s   %s   %s", cc->label ? cc->label : "",
-             cc->module ? cc->module : "", cc->srcloc ? cc->srcloc : "");
+    heap_cc_text(cc, text, sizeof text);
     const char *kept = remember(ex, addr, text);
     if (!kept)
         hs_fail(err, HS_ERR_NOMEM, "out of memory");

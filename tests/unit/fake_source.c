@@ -27,8 +27,16 @@ typedef struct fake_info_entry {
     char *fun_map; /* function argument map */
 } fake_info_entry;
 
+typedef struct fake_cost {
+    uint64_t ccs, cc;
+    int64_t id;
+    const char *label, *module, *srcloc;
+} fake_cost;
+
 struct fake_source {
     wire_version version;
+    fake_cost costs[8];
+    size_t n_costs;
     region *regions;
     size_t n_regions;
     fake_info_entry *infos;
@@ -409,13 +417,42 @@ static hs_status op_source_info(void *self, uint64_t info, wire_source_info *out
     return hs_fail(err, HEAP_UNAVAILABLE, "fake: no source locations");
 }
 
+void fake_cost_centre(fake_source *f, uint64_t ccs, uint64_t cc, int64_t id, const char *label,
+                      const char *module, const char *srcloc) {
+    if (f->n_costs == sizeof f->costs / sizeof f->costs[0]) {
+        fprintf(stderr, "fake_source: too many cost centres\n");
+        abort();
+    }
+    f->costs[f->n_costs++] = (fake_cost){ccs, cc, id, label, module, srcloc};
+}
+
+static char *xstrdup(const char *s) {
+    char *d = xcalloc(strlen(s) + 1, 1);
+    memcpy(d, s, strlen(s) + 1);
+    return d;
+}
+
 static hs_status op_ccs(void *self, uint64_t p, wire_ccs *out, hs_error *err) {
-    (void)self, (void)p, (void)out;
-    return hs_fail(err, HEAP_UNAVAILABLE, "fake: no CCS");
+    fake_source *f = self;
+    f->counts.ccs++;
+    for (size_t i = 0; i < f->n_costs; i++)
+        if (f->costs[i].ccs == p) {
+            *out = (wire_ccs){.id = f->costs[i].id, .cc = f->costs[i].cc};
+            return HS_OK;
+        }
+    return hs_fail(err, HEAP_UNAVAILABLE, "fake: no CCS at 0x%llx", (unsigned long long)p);
 }
 static hs_status op_cc(void *self, uint64_t p, wire_cc *out, hs_error *err) {
-    (void)self, (void)p, (void)out;
-    return hs_fail(err, HEAP_UNAVAILABLE, "fake: no CC");
+    fake_source *f = self;
+    f->counts.cc++;
+    for (size_t i = 0; i < f->n_costs; i++)
+        if (f->costs[i].cc == p) {
+            *out = (wire_cc){.id = f->costs[i].id, .label = xstrdup(f->costs[i].label),
+                             .module = xstrdup(f->costs[i].module),
+                             .srcloc = xstrdup(f->costs[i].srcloc)};
+            return HS_OK;
+        }
+    return hs_fail(err, HEAP_UNAVAILABLE, "fake: no CC at 0x%llx", (unsigned long long)p);
 }
 static hs_status op_index_entry(void *self, uint64_t p, wire_index_entry *out, hs_error *err) {
     (void)self, (void)p, (void)out;

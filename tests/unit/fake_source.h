@@ -18,7 +18,7 @@ typedef struct fake_source fake_source;
 
 typedef struct fake_counts {
     unsigned closures, info_tables, srts, stack_bitmap, fun_bitmap, con_desc, source_info,
-        load_block;
+        load_block, ccs, cc;
 } fake_counts;
 
 /* A debuggee of GHC `major` (e.g. 910) with the given patch and VERSION
@@ -57,6 +57,11 @@ void fake_srt(fake_source *f, uint64_t info, uint64_t srt);
  * function info table (entries past its end are pointers, as in the RTS). */
 void fake_ret_big(fake_source *f, uint64_t info, const char *map);
 void fake_fun_map(fake_source *f, uint64_t fun_info, const char *map);
+
+/* A cost-centre stack at ccs whose cost centre (at cc, id id) is label in
+ * module at srcloc; answered by CCS and CC, everything else unavailable. */
+void fake_cost_centre(fake_source *f, uint64_t ccs, uint64_t cc, int64_t id, const char *label,
+                      const char *module, const char *srcloc);
 
 /* Small-bitmap layout word for frames (heap-layout §8.3) from a map. */
 uint64_t fake_small_layout(const char *map);
