@@ -29,7 +29,6 @@ void tui_app_message(tui_app *app, tui_role role, const char *fmt, ...) {
 
 void tui_app_go_picker(tui_app *app) {
     tui_explorer_reset(&app->ex);
-    app->screen = TUI_SCREEN_PICKER;
     app->mode = TUI_MODE_NORMAL;
     tui_picker_refresh(app, true);
 }
@@ -40,10 +39,8 @@ static bool reconnect(tui_app *app) {
     hs_error err;
     if (tui_target_revive(app, &err) != HS_OK)
         return false;
-    if (!session_heap(app->sess) && app->screen == TUI_SCREEN_PAUSED) {
+    if (!session_heap(app->sess)) /* the heap's views go; the running debuggee shows */
         tui_explorer_reset(&app->ex);
-        app->screen = TUI_SCREEN_RUNNING;
-    }
     return true;
 }
 
@@ -59,7 +56,7 @@ void tui_app_error(tui_app *app, const char *what, const hs_error *err) {
     if (hs_interrupt_signal())
         return; /* the loop leaves, and gives the debuggee back */
     bool cut_short = err->status == HS_ERR_CANCELLED || err->status == HS_ERR_TIMEOUT;
-    if (app->screen != TUI_SCREEN_PICKER && session_lost(app->sess)) {
+    if (app->sess && session_lost(app->sess)) {
         if (!cut_short || !reconnect(app)) {
             go_picker_lost(app, err->message);
             return;
@@ -73,27 +70,13 @@ void tui_app_error(tui_app *app, const char *what, const hs_error *err) {
 
 /* ---- drawing --------------------------------------------------------- */
 
-static const char *base_name(const char *path) {
-    const char *s = strrchr(path, '/');
-    return s && s[1] ? s + 1 : path;
-}
-
-static void draw_title(tui_app *app) {
+static void draw_title(tui_app *app, tui_view *v) {
     int attr = tui_attr(TUI_ROLE_TITLE);
     tui_fill(0, 0, COLS, attr);
-    char left[1024], right[64] = "";
-    if (app->screen == TUI_SCREEN_PICKER) {
-        snprintf(left, sizeof left, " heapscope: pick a debuggee");
-    } else if (app->screen == TUI_SCREEN_RUNNING) {
-        snprintf(left, sizeof left, " heapscope: %s: %s", base_name(session_target(app->sess)),
-                 session_paused(app->sess) ? "paused" : "running");
-    } else {
-        tui_view *v = tui_explorer_view(app);
-        snprintf(left, sizeof left, " heapscope: %s: paused: %s: %s",
-                 base_name(session_target(app->sess)), v ? v->summary : "", v ? v->title : "");
-        if (app->ex.n_hist > 1)
-            snprintf(right, sizeof right, " view %zu/%zu ", app->ex.pos + 1, app->ex.n_hist);
-    }
+    char left[1024] = " ", right[64] = "";
+    v->ops->title(app, v, left + 1, sizeof left - 1);
+    if (app->ex.n_hist > 1)
+        snprintf(right, sizeof right, " view %zu/%zu ", app->ex.pos + 1, app->ex.n_hist);
     char rec[32];
     if (tui_record_status(app, rec, sizeof rec)) {
         size_t n = strlen(right);
@@ -135,12 +118,9 @@ void tui_app_draw(tui_app *app) {
         refresh();
         return;
     }
-    draw_title(app);
-    switch (app->screen) {
-    case TUI_SCREEN_PICKER: tui_picker_draw(app); break;
-    case TUI_SCREEN_RUNNING: tui_running_draw(app); break;
-    case TUI_SCREEN_PAUSED: tui_explorer_draw(app); break;
-    }
+    tui_view *v = tui_app_view(app);
+    draw_title(app, v);
+    v->ops->draw(app, v, TUI_TITLE_ROWS, LINES - TUI_FOOTER_ROWS);
     tui_footer_draw(app);
     if (app->mode == TUI_MODE_HELP)
         tui_help_draw(app);
@@ -178,7 +158,7 @@ void tui_cmd_redraw(tui_app *app, int arg) {
 
 void tui_cmd_quit(tui_app *app, int arg) {
     (void)arg;
-    if (app->screen != TUI_SCREEN_PICKER && session_paused(app->sess) &&
+    if (app->sess && session_paused(app->sess) &&
         session_caps_of(app->sess).live) {
         app->mode = TUI_MODE_QUIT_ASK;
         app->msg.text[0] = 0;
@@ -195,8 +175,6 @@ static void quit_answer(tui_app *app, int key) {
             /* say so and stay: quitting now would leave it paused unasked */
             app->mode = TUI_MODE_NORMAL;
             tui_app_error(app, "cannot resume", &err);
-            if (app->screen == TUI_SCREEN_PAUSED)
-                app->screen = TUI_SCREEN_RUNNING;
             return;
         }
         app->quit = true;
@@ -250,9 +228,8 @@ static void start(tui_app *app) {
         tui_app_message(app, TUI_ROLE_ERROR, "cannot connect to %s: %s", target, err.message);
         return;
     }
-    app->screen = TUI_SCREEN_RUNNING;
     if (!session_caps_of(app->sess).live) /* a file is its pause: shown at once */
-        tui_explorer_show_file(app, base_name(target));
+        tui_explorer_show_file(app, tui_base_name(target));
 }
 
 int tui_run(const tui_options *opts) {
@@ -283,7 +260,7 @@ int tui_run(const tui_options *opts) {
         tui_app_message(app, TUI_ROLE_ERROR, "%s (using the default theme)", theme_err.message);
     while (!app->quit && !hs_interrupt_signal()) {
         tui_progress_reset(); /* an Esc that cancelled earlier work is spent */
-        if (app->screen == TUI_SCREEN_PICKER)
+        if (!app->sess)
             tui_picker_refresh(app, false);
         else if (session_lost(app->sess))
             lost(app); /* noticed while drawing or opening rows */

@@ -19,10 +19,10 @@
 #include "heapscope/wire.h"
 #include "input.h"
 #include "tree.h"
+#include "tree_view.h"
+#include "view.h"
 
 typedef struct tui_app tui_app;
-
-typedef enum tui_screen { TUI_SCREEN_PICKER, TUI_SCREEN_RUNNING, TUI_SCREEN_PAUSED } tui_screen;
 
 typedef enum tui_mode {
     TUI_MODE_NORMAL,
@@ -34,6 +34,9 @@ typedef enum tui_mode {
 } tui_mode;
 
 /* ---- target.c: the explorer's TARGET, over the session module ---- */
+
+/* The last part of a path (a socket's or a file's name), for titles. */
+const char *tui_base_name(const char *path);
 
 /* Connects, asks the debuggee's version and whether it is paused (or opens
  * a snapshot file) into app->sess. Unlike ghc-debug's UI it does not send
@@ -129,43 +132,9 @@ typedef struct tui_picker {
 } tui_picker;
 
 void tui_picker_refresh(tui_app *app, bool force);
-void tui_picker_draw(tui_app *app);
 void tui_picker_free(tui_picker *p);
 
 /* ---- explorer: views of a paused heap ---- */
-
-/* One closure on a search result's path (root first). */
-typedef struct tui_step {
-    uint64_t addr;
-    uint32_t edge;  /* string in the view's tree pool: "Field 0", or the start's name */
-    bool newer;     /* a newer era retains this older one here */
-} tui_step;
-
-typedef struct tui_match {
-    size_t first_step;
-    uint32_t n_steps;
-    uint32_t n_newer;
-    bool from_saved; /* the path starts at a saved object, not a GC root */
-} tui_match;
-
-typedef struct tui_view {
-    bool is_roots;
-    tui_tree tree;
-    size_t sel, top;        /* selected row, first row on screen */
-    char title[256];
-    char summary[128];      /* "37 items/100 max" */
-    tui_step *steps;
-    size_t n_steps, steps_cap;
-    tui_match *matches;
-    size_t n_matches, matches_cap;
-} tui_view;
-
-/* Node kinds and flags of the explorer's trees. */
-enum { TUI_NODE_CLOSURE, TUI_NODE_CCS, TUI_NODE_CC, TUI_NODE_TEXT };
-enum {
-    TUI_NODE_MATCH = 1, /* a search match: expands into its path */
-    TUI_NODE_LEAK = 2   /* a newer era retains this older closure */
-};
 
 typedef struct tui_filter_spec {
     query_filter_kind kind;
@@ -177,8 +146,8 @@ typedef struct tui_filter_spec {
 #define TUI_HISTORY_MAX 64
 
 typedef struct tui_explorer {
-    tui_view *roots;
-    tui_view *hist[TUI_HISTORY_MAX]; /* roots and search views, oldest first */
+    tui_tree_view *roots;
+    tui_view *hist[TUI_HISTORY_MAX]; /* views of any kind, oldest first */
     size_t n_hist, pos;
     tui_filter_spec filters[TUI_MAX_FILTERS]; /* in the order given: [0] evaluated first */
     size_t n_filters;
@@ -187,7 +156,6 @@ typedef struct tui_explorer {
     bool era_colors;
     bool details;
     int64_t paused_at;       /* Unix time of the pause shown (a snapshot's own) */
-    int tree_h;              /* rows of the tree area at the last draw (for paging) */
     char find[256];
     bool find_shown;         /* rows highlight the find text (until Esc) */
     heap_closure scratch;
@@ -201,16 +169,10 @@ void tui_explorer_init(tui_explorer *ex);
 void tui_explorer_reset(tui_explorer *ex);
 /* Builds the roots view after a pause. */
 hs_status tui_explorer_open(tui_app *app, hs_error *err);
-tui_view *tui_explorer_view(tui_app *app);
 /* Makes v the current view, dropping the forward history. */
 void tui_explorer_push(tui_app *app, tui_view *v);
-tui_view *tui_view_new(bool is_roots);
-void tui_view_free(tui_view *v);
-/* Keeps the selection on screen for a tree area of `height` rows. */
-void tui_view_scroll(tui_view *v, size_t height);
-/* The node under the selection, or TUI_NODE_NONE. */
-tui_node_id tui_view_selected(tui_view *v);
-void tui_view_select(tui_view *v, tui_node_id id);
+/* "heapscope: TARGET: paused: SUMMARY: TITLE", the title of a heap's views. */
+void tui_explorer_title(tui_app *app, tui_view *v, char *buf, size_t cap);
 
 /* file.c: snapshot files in the explorer. */
 /* Opens the snapshot at path into its pause (read-only); name is what
@@ -223,7 +185,7 @@ void tui_explorer_show_file(tui_app *app, const char *name);
 void tui_save_submit(tui_app *app);
 void tui_save_answer(tui_app *app, int key);
 
-/* Finds text in the visible rows from the selection on (and keeps it for n). */
+/* Finds text in the current view from the selection on (and keeps it for n). */
 void tui_explorer_find(tui_app *app, const char *text);
 
 /* rows.c: what a node shows, decoded on first use and kept. */
@@ -236,24 +198,29 @@ typedef struct tui_row {
 } tui_row;
 enum { TUI_BAR_NONE, TUI_BAR_ERA, TUI_BAR_LDV_USED, TUI_BAR_PLAIN };
 
+/* What the tree callbacks below get as ctx. */
+typedef struct tui_rows_ctx {
+    tui_app *app;
+    tui_tree_view *view;
+} tui_rows_ctx;
+
 const tui_row *tui_row_get(tui_app *app, tui_tree *t, tui_node_id id);
 /* Decodes the rows [first, first + n) with batched requests. */
 void tui_rows_prefetch(tui_app *app, tui_tree *t, size_t first, size_t n);
-/* The children of a node (tui_tree_load_fn; ctx is the app). */
+/* The children of a node (tui_tree_load_fn; ctx is a tui_rows_ctx). */
 hs_status tui_rows_load(void *ctx, tui_tree *t, tui_node_id id, hs_error *err);
 /* "label   module   srcloc" of a cost-centre stack (its own cost centre)
  * or of a cost centre; NULL with err set on failure. */
 const char *tui_cc_text(tui_app *app, uint64_t addr, bool is_ccs, hs_error *err);
-/* Whole text of a row for find-in-tree. */
+/* Whole text of a row for find-in-tree (ctx is a tui_rows_ctx). */
 const char *tui_row_find_text(void *ctx, tui_tree *t, tui_node_id id);
 
-/* explorer_draw.c, details.c */
-void tui_explorer_draw(tui_app *app);
-void tui_running_draw(tui_app *app);
-/* Draws the details of node id in the box at (y, x), h rows by w columns. */
-void tui_details_draw(tui_app *app, tui_tree *t, tui_node_id id, int y, int x, int h, int w);
+/* tree_draw.c: the active filters on row y (explorer views show them). */
+void tui_filters_draw(tui_app *app, int y);
+/* details.c: the details of node id of view v in the box at (y, x), h rows by w columns. */
+void tui_details_draw(tui_app *app, tui_tree_view *v, tui_node_id id, int y, int x, int h, int w);
 /* Rows the details pane wants at width w (for the layout). */
-int tui_details_height(tui_app *app, tui_tree *t, tui_node_id id, int w);
+int tui_details_height(tui_app *app, tui_tree_view *v, tui_node_id id, int w);
 /* Drops what the pane remembers of a node whose reading was cut short. */
 void tui_details_forget(void);
 
@@ -297,7 +264,6 @@ void tui_prompt_key(tui_app *app, int key);
 typedef struct tui_app {
     tui_options opts;
     tui_theme theme;
-    tui_screen screen;
     tui_mode mode;
     bool quit;
     int status;
@@ -356,19 +322,14 @@ void tui_cmd_redraw(tui_app *app, int arg);
 void tui_cmd_picker_open(tui_app *app, int arg);
 void tui_cmd_picker_tab(tui_app *app, int arg);
 
-enum { TUI_MOVE_UP, TUI_MOVE_DOWN, TUI_MOVE_PAGE_UP, TUI_MOVE_PAGE_DOWN, TUI_MOVE_FIRST,
-       TUI_MOVE_LAST };
-void tui_cmd_move(tui_app *app, int how);
-void tui_picker_move(tui_app *app, int how);
+/* The request arg to the current view (view.c). */
+void tui_cmd_request(tui_app *app, int req);
 
 void tui_cmd_pause(tui_app *app, int arg);
 void tui_cmd_resume(tui_app *app, int arg);
 void tui_cmd_disconnect(tui_app *app, int arg);
 void tui_cmd_save(tui_app *app, int arg);
 
-void tui_cmd_expand(tui_app *app, int arg);
-void tui_cmd_collapse(tui_app *app, int arg);
-void tui_cmd_collapse_all(tui_app *app, int arg);
 void tui_cmd_find(tui_app *app, int arg);
 void tui_cmd_find_next(tui_app *app, int arg);
 void tui_cmd_back(tui_app *app, int arg);

@@ -63,18 +63,18 @@ const tui_command tui_commands[] = {
      "Switch between the debuggee sockets and the snapshots (files and recorded pauses)",
      tui_cmd_picker_tab, 0},
 
-    {"Moving", "Move up", {KEY_UP, 'k'}, NAV, PAUSED, "Select the row above", tui_cmd_move,
-     TUI_MOVE_UP},
-    {"Moving", "Move down", {KEY_DOWN, 'j'}, NAV, PAUSED, "Select the row below", tui_cmd_move,
-     TUI_MOVE_DOWN},
-    {"Moving", "Page up", {KEY_PPAGE}, NAV, PAUSED, "Move up one screen", tui_cmd_move,
-     TUI_MOVE_PAGE_UP},
-    {"Moving", "Page down", {KEY_NPAGE}, NAV, PAUSED, "Move down one screen", tui_cmd_move,
-     TUI_MOVE_PAGE_DOWN},
-    {"Moving", "First row", {KEY_HOME, 'g'}, NAV, PAUSED, "Select the first row", tui_cmd_move,
-     TUI_MOVE_FIRST},
-    {"Moving", "Last row", {KEY_END, 'G'}, NAV, PAUSED, "Select the last row", tui_cmd_move,
-     TUI_MOVE_LAST},
+    {"Moving", "Move up", {KEY_UP, 'k'}, NAV, PAUSED, "Select the row above", tui_cmd_request,
+     TUI_REQ_UP},
+    {"Moving", "Move down", {KEY_DOWN, 'j'}, NAV, PAUSED, "Select the row below", tui_cmd_request,
+     TUI_REQ_DOWN},
+    {"Moving", "Page up", {KEY_PPAGE}, NAV, PAUSED, "Move up one screen", tui_cmd_request,
+     TUI_REQ_PAGE_UP},
+    {"Moving", "Page down", {KEY_NPAGE}, NAV, PAUSED, "Move down one screen", tui_cmd_request,
+     TUI_REQ_PAGE_DOWN},
+    {"Moving", "First row", {KEY_HOME, 'g'}, NAV, PAUSED, "Select the first row", tui_cmd_request,
+     TUI_REQ_FIRST},
+    {"Moving", "Last row", {KEY_END, 'G'}, NAV, PAUSED, "Select the last row", tui_cmd_request,
+     TUI_REQ_LAST},
 
     {"Debuggee", "Pause", {'p'}, EXPL, RUNNING | TUI_NEED_LIVE,
      "Pause the debuggee and explore its heap", tui_cmd_pause, 0},
@@ -93,11 +93,11 @@ const tui_command tui_commands[] = {
     {"Tree", "Expand", {KEY_RIGHT, 'l', '\n'}, EXPL, PAUSED,
      "Open the selected closure (its children are read now); on an open one, go to its first "
      "child",
-     tui_cmd_expand, 0},
+     tui_cmd_request, TUI_REQ_OPEN},
     {"Tree", "Collapse or go to parent", {KEY_LEFT, 'h'}, EXPL, PAUSED,
-     "Close the selected node, or select its parent", tui_cmd_collapse, 0},
+     "Close the selected node, or select its parent", tui_cmd_request, TUI_REQ_CLOSE},
     {"Tree", "Collapse all", {TUI_KEY_SHIFT_LEFT, 'H'}, EXPL, PAUSED,
-     "Close every node of the view", tui_cmd_collapse_all, 0},
+     "Close every node of the view", tui_cmd_request, TUI_REQ_CLOSE_ALL},
     {"Tree", "Find text", {'/'}, EXPL, PAUSED,
      "Find text in the visible rows of the tree", tui_cmd_find, 0},
     {"Tree", "Find next", {'n'}, EXPL, PAUSED, "Find the same text again, further down",
@@ -167,7 +167,7 @@ const size_t tui_n_commands = sizeof tui_commands / sizeof tui_commands[0];
 static unsigned current_scope(const tui_app *app) {
     if (app->mode == TUI_MODE_PROMPT)
         return TUI_SCOPE_PROMPT;
-    return app->screen == TUI_SCREEN_PICKER ? TUI_SCOPE_PICKER : TUI_SCOPE_EXPLORER;
+    return tui_app_view((tui_app *)app)->ops->scope;
 }
 
 const char *tui_command_unavailable(const tui_app *app, const tui_command *cmd) {
@@ -180,7 +180,7 @@ const char *tui_command_unavailable(const tui_app *app, const tui_command *cmd) 
     }
     if (where != TUI_SCOPE_EXPLORER)
         return NULL;
-    bool paused = app->screen == TUI_SCREEN_PAUSED;
+    bool paused = app->ex.n_hist > 0; /* a heap's views are shown */
     session_caps caps = session_caps_of(app->sess);
     bool file = app->sess && !caps.live;
     if ((cmd->needs & TUI_NEED_LIVE) && file)

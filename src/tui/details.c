@@ -97,9 +97,8 @@ static void ipe_items(tui_app *app, items *s, const heap_closure *c) {
         ADD(s, "Location", TUI_ROLE_LOCATION, "%s", ipe->position);
 }
 
-static void match_items(tui_app *app, items *s, const tui_node *n) {
-    tui_view *v = tui_explorer_view(app);
-    if (n->flags & TUI_NODE_MATCH && v && n->aux < v->n_matches) {
+static void match_items(const tui_tree_view *v, items *s, const tui_node *n) {
+    if (n->flags & TUI_NODE_MATCH && n->aux < v->n_matches) {
         const tui_match *m = &v->matches[n->aux];
         uint32_t steps = m->n_steps ? m->n_steps - 1 : 0;
         ADD(s, "Match", TUI_ROLE_MATCH, "%" PRIu64 " of %zu, %u %s from a %s", n->aux + 1,
@@ -148,14 +147,15 @@ static struct {
 
 void tui_details_forget(void) { memo.held = false; }
 
-static void read_items(tui_app *app, tui_tree *t, tui_node_id id, items *s);
+static void read_items(tui_app *app, tui_tree_view *v, tui_node_id id, items *s);
 
-static void collect(tui_app *app, tui_tree *t, tui_node_id id, items *s) {
+static void collect(tui_app *app, tui_tree_view *v, tui_node_id id, items *s) {
+    const tui_tree *t = &v->tree;
     if (memo.held && memo.t == t && memo.id == id) {
         *s = memo.s;
         return;
     }
-    read_items(app, t, id, s);
+    read_items(app, v, id, s);
     memo.held = app->sess && session_lost(app->sess);
     if (memo.held) {
         memo.t = t;
@@ -164,12 +164,12 @@ static void collect(tui_app *app, tui_tree *t, tui_node_id id, items *s) {
     }
 }
 
-static void read_items(tui_app *app, tui_tree *t, tui_node_id id, items *s) {
+static void read_items(tui_app *app, tui_tree_view *v, tui_node_id id, items *s) {
     s->n = 0;
     if (id == TUI_NODE_NONE || !session_heap(app->sess))
         return;
-    const tui_node *n = tui_tree_node(t, id);
-    match_items(app, s, n);
+    const tui_node *n = tui_tree_node(&v->tree, id);
+    match_items(v, s, n);
     if (n->kind == TUI_NODE_CLOSURE) {
         closure_items(app, s, n);
     } else if (n->kind == TUI_NODE_CCS || n->kind == TUI_NODE_CC) {
@@ -222,15 +222,16 @@ static int layout(const items *s, int y, int x, int h, int w, bool one_per_line)
     return s->n ? line + 1 : 0;
 }
 
-int tui_details_height(tui_app *app, tui_tree *t, tui_node_id id, int w) {
+int tui_details_height(tui_app *app, tui_tree_view *v, tui_node_id id, int w) {
     static items s;
-    collect(app, t, id, &s);
+    collect(app, v, id, &s);
     return layout(&s, 0, 0, 0, w, false);
 }
 
-void tui_details_draw(tui_app *app, tui_tree *t, tui_node_id id, int y, int x, int h, int w) {
+void tui_details_draw(tui_app *app, tui_tree_view *v, tui_node_id id, int y, int x, int h,
+                      int w) {
     static items s;
-    collect(app, t, id, &s);
+    collect(app, v, id, &s);
     bool side = x > 0;
     int attr = tui_attr(TUI_ROLE_DETAILS);
     for (int r = 0; r < h; r++)

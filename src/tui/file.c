@@ -48,9 +48,8 @@ void tui_explorer_show_file(tui_app *app, const char *name) {
         return;
     }
     app->ex.paused_at = file_paused_at(app->sess);
-    app->screen = TUI_SCREEN_PAUSED;
     tui_app_message(app, TUI_ROLE_INFO, "%s: a snapshot, read-only: %s", name,
-                    tui_explorer_view(app)->summary);
+                    tui_app_view(app)->summary);
 }
 
 void tui_explorer_open_file(tui_app *app, const char *path, const char *name) {
@@ -205,7 +204,7 @@ static void write_file(tui_app *app, const char *path, bool replace) {
     if (cancelled)
         err.status = HS_ERR_CANCELLED; /* the store says "cancelled" as a usage error */
     tui_app_error(app, cancelled ? "saving the snapshot" : "cannot save", &err);
-    if (cancelled && app->screen == TUI_SCREEN_PAUSED)
+    if (cancelled && app->ex.n_hist)
         tui_app_message(app, TUI_ROLE_INFO, "saving cancelled: no file was written");
 }
 

@@ -1,6 +1,6 @@
 /* The footer line: the prompt being typed (with its cursor), the quit or
- * replace question, the last message, or the main keys of the screen that
- * work at the moment, which are read from the command table. */
+ * replace question, the last message, or the current view's main keys
+ * that work at the moment, their keys read from the command table. */
 #include <stdio.h>
 #include <string.h>
 
@@ -10,28 +10,11 @@
 #include "term.h"
 #include "tui_curses.h"
 
-typedef struct hint {
-    const char *command, *text;
-} hint;
-
-static const hint picker_hints[] = {
-    {"Connect", "connect"}, {"Debuggees or snapshots", "snapshots"}, {"Help", "help"},
-    {"Command palette", "commands"}, {"Quit", "quit"}, {NULL, NULL}};
-static const hint running_hints[] = {
-    {"Pause", "pause"}, {"Help", "help"}, {"Command palette", "commands"}, {"Quit", "quit"},
-    {NULL, NULL}};
-static const hint paused_hints[] = {
-    {"Expand", "open"}, {"Collapse or go to parent", "close"}, {"Find text", "find"},
-    {"Find retainers", "retainers"}, {"Era colours", "eras"}, {"Resume", "resume"},
-    {"Save snapshot", "save"}, {"Help", "help"}, {"Command palette", "commands"},
-    {"Quit", "quit"}, {NULL, NULL}};
-
+/* The current view's hints. */
 static void draw_hints(tui_app *app, int y) {
-    const hint *h = app->screen == TUI_SCREEN_PICKER   ? picker_hints
-                    : app->screen == TUI_SCREEN_PAUSED ? paused_hints
-                                                       : running_hints;
+    const tui_hint *h = tui_app_view(app)->ops->hints;
     int x = 1, attr = tui_attr(TUI_ROLE_FOOTER);
-    for (; h->command && x < COLS; h++) {
+    for (; h && h->command && x < COLS; h++) {
         const tui_command *cmd = tui_command_named(h->command);
         if (!cmd || tui_command_unavailable(app, cmd))
             continue; /* only what works here (a snapshot cannot be resumed) */

@@ -102,21 +102,12 @@ static int list_height(void) {
     return h > 0 ? h : 0;
 }
 
-void tui_picker_move(tui_app *app, int how) {
+static bool picker_request(tui_app *app, tui_view *v, tui_request req) {
+    (void)v;
     tui_picker *p = &app->picker;
     int tab = p->tab;
     size_t n = tab_count(p, tab), page = (size_t)(list_height() > 1 ? list_height() - 1 : 1);
-    if (n == 0)
-        return;
-    size_t *s = &p->sel[tab];
-    switch (how) {
-    case TUI_MOVE_UP: if (*s > 0) (*s)--; break;
-    case TUI_MOVE_DOWN: if (*s + 1 < n) (*s)++; break;
-    case TUI_MOVE_PAGE_UP: *s = *s > page ? *s - page : 0; break;
-    case TUI_MOVE_PAGE_DOWN: *s = *s + page < n ? *s + page : n - 1; break;
-    case TUI_MOVE_FIRST: *s = 0; break;
-    default: *s = n - 1; break;
-    }
+    return tui_list_move(&p->sel[tab], NULL, n, page, req);
 }
 
 void tui_cmd_picker_tab(tui_app *app, int arg) {
@@ -134,7 +125,7 @@ static void open_snapshot(tui_app *app, const tui_snap *s) {
     char name[512];
     snprintf(name, sizeof name, "%s", s->name); /* the refresh below may free s */
     tui_explorer_open_file(app, s->path, name);
-    if (app->screen == TUI_SCREEN_PICKER)
+    if (!app->sess) /* still the list */
         tui_picker_refresh(app, true);
 }
 
@@ -166,7 +157,6 @@ void tui_cmd_picker_open(tui_app *app, int arg) {
         tui_picker_refresh(app, true);
         return;
     }
-    app->screen = TUI_SCREEN_RUNNING;
     tui_app_message(app, TUI_ROLE_INFO, "connected to %s%s", e->name,
                     session_paused(app->sess) ? ": it is paused (heapscope did not pause it)" : "");
 }
@@ -235,7 +225,10 @@ static void draw_snapshots(tui_picker *p) {
         tui_snaps_draw_row(&l->items[top + r], LIST_Y + (int)r, top + r == p->sel[1]);
 }
 
-void tui_picker_draw(tui_app *app) {
+static void picker_draw(tui_app *app, tui_view *v, int area_top, int area_bottom) {
+    (void)v;
+    (void)area_top; /* the list fills the screen below the title */
+    (void)area_bottom;
     tui_picker *p = &app->picker;
     draw_tabs(p);
     if (p->tab == 1) {
@@ -267,3 +260,24 @@ void tui_picker_draw(tui_app *app) {
         tui_put(y, 2 + name_w + 1, when, COLS - name_w - 3, attr);
     }
 }
+
+static void picker_title(tui_app *app, tui_view *v, char *buf, size_t cap) {
+    (void)app;
+    (void)v;
+    snprintf(buf, cap, "heapscope: pick a debuggee");
+}
+
+static const tui_hint picker_hints[] = {
+    {"Connect", "connect"}, {"Debuggees or snapshots", "snapshots"}, {"Help", "help"},
+    {"Command palette", "commands"}, {"Quit", "quit"}, {NULL, NULL}};
+
+static const tui_view_ops picker_ops = {
+    .kind = "debuggee list",
+    .scope = TUI_SCOPE_PICKER,
+    .title = picker_title,
+    .draw = picker_draw,
+    .request = picker_request,
+    .hints = picker_hints,
+};
+
+tui_view tui_picker_view = {.ops = &picker_ops};

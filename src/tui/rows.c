@@ -169,8 +169,7 @@ static hs_status add(tui_tree *t, tui_node_id parent, const char *label, uint8_t
 /* A match opens into its path from the start set, root first, ending at
  * the match itself; an edge where a newer era holds an older closure is
  * flagged on the older one. */
-static hs_status load_path(tui_app *app, tui_tree *t, tui_node_id id, hs_error *err) {
-    tui_view *v = tui_explorer_view(app);
+static hs_status load_path(tui_tree_view *v, tui_tree *t, tui_node_id id, hs_error *err) {
     const tui_match *m = &v->matches[tui_tree_node(t, id)->aux];
     for (uint32_t i = 0; i < m->n_steps; i++) {
         const tui_step *s = &v->steps[m->first_step + i];
@@ -225,12 +224,13 @@ static hs_status load_closure(tui_app *app, tui_tree *t, tui_node_id id, hs_erro
 }
 
 hs_status tui_rows_load(void *ctx, tui_tree *t, tui_node_id id, hs_error *err) {
-    tui_app *app = ctx;
+    const tui_rows_ctx *x = ctx;
+    tui_app *app = x->app;
     if (!session_heap(app->sess))
         return hs_fail(err, HS_ERR_NOT_PAUSED, "the debuggee is not paused");
     const tui_node *n = tui_tree_node(t, id);
     if (n->flags & TUI_NODE_MATCH)
-        return load_path(app, t, id, err);
+        return load_path(x->view, t, id, err);
     switch (n->kind) {
     case TUI_NODE_CLOSURE: return n->addr ? load_closure(app, t, id, err) : HS_OK;
     case TUI_NODE_CCS: return load_ccs(app, t, id, err);
@@ -240,7 +240,7 @@ hs_status tui_rows_load(void *ctx, tui_tree *t, tui_node_id id, hs_error *err) {
 
 const char *tui_row_find_text(void *ctx, tui_tree *t, tui_node_id id) {
     static char buf[1536];
-    tui_app *app = ctx;
+    tui_app *app = ((const tui_rows_ctx *)ctx)->app;
     const tui_node *n = tui_tree_node(t, id);
     const char *label = tui_tree_label(t, id);
     const tui_row *r = tui_row_get(app, t, id);

@@ -235,7 +235,7 @@ void tui_search_submit_large(tui_app *app) {
 
 typedef struct search_ctx {
     tui_app *app;
-    tui_view *v;
+    tui_tree_view *v;
     bool out_of_memory;
 } search_ctx;
 
@@ -243,7 +243,7 @@ typedef struct search_ctx {
 static bool on_match(void *ctx, heap *h, const query_match *m) {
     (void)h;
     search_ctx *x = ctx;
-    tui_view *v = x->v;
+    tui_tree_view *v = x->v;
     if (m->n_steps == 0)
         return !tui_progress_poll();
     if (!hs_grow((void **)&v->steps, &v->steps_cap, v->n_steps + m->n_steps, sizeof *v->steps) ||
@@ -312,7 +312,7 @@ void tui_search_run(tui_app *app, const char *title) {
         tui_app_error(app, "cannot search", &err);
         return;
     }
-    search_ctx x = {.app = app, .v = tui_view_new(false)};
+    search_ctx x = {.app = app, .v = tui_tree_view_new("Nothing matched.")};
     if (!x.v) {
         tui_app_message(app, TUI_ROLE_ERROR, "out of memory");
         return;
@@ -325,14 +325,14 @@ void tui_search_run(tui_app *app, const char *title) {
     hs_status st = query_search_run(h, &q, &stats, &err);
     bool cancelled = tui_progress_cancelled();
     if (st != HS_OK && !cancelled) {
-        tui_view_free(x.v);
+        tui_view_free(&x.v->base);
         tui_app_error(app, "search failed", &err);
         return;
     }
-    tui_view *v = x.v;
+    tui_tree_view *v = x.v;
     char what[200];
     describe_all(app, what, sizeof what);
-    snprintf(v->title, sizeof v->title, "%s%s", title ? title : "Retainers of ", what);
+    snprintf(v->base.title, sizeof v->base.title, "%s%s", title ? title : "Retainers of ", what);
     char max[32];
     snprintf(max, sizeof max, "%s", tui_term_caps_get()->utf8 ? "∞" : "inf");
     if (ex->limit)
@@ -343,11 +343,11 @@ void tui_search_run(tui_app *app, const char *title) {
     if (!cancelled && u->count)
         snprintf(skipped, sizeof skipped, "; %" PRIu64 " %s could not be read (0x%" PRIx64 ": %s)",
                  u->count, hs_plural(u->count, "closure", "closures"), u->first, u->problem);
-    snprintf(v->summary, sizeof v->summary, "%zu items/%s max%s", v->n_matches, max,
+    snprintf(v->base.summary, sizeof v->base.summary, "%zu items/%s max%s", v->n_matches, max,
              cancelled ? ", cancelled" : x.out_of_memory ? ", out of memory"
                                        : u->count    ? ", some unreadable"
                                                      : "");
-    tui_explorer_push(app, v);
+    tui_explorer_push(app, &v->base);
     v->sel = 0;
     if (cancelled)
         tui_app_message(app, TUI_ROLE_INFO, "search cancelled: %zu %s so far", v->n_matches,

@@ -8,6 +8,8 @@
  * is, the heap read before stays valid. */
 #include <stdio.h>
 
+#include <string.h>
+
 #include "app.h"
 #include "heapscope/interrupt.h"
 #include "term.h"
@@ -52,6 +54,11 @@ cache *tui_app_cache(tui_app *app) {
                  err.message);
     }
     return app->cache;
+}
+
+const char *tui_base_name(const char *path) {
+    const char *s = strrchr(path, '/');
+    return s && s[1] ? s + 1 : path;
 }
 
 hs_status tui_target_connect(tui_app *app, const char *target, hs_error *err) {

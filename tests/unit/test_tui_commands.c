@@ -150,19 +150,37 @@ static void profile(tui_app *app, int prof_mode) {
                  err.message);
 }
 
+/* The state is what the app holds: no session is the debuggee list, a
+ * session the connected debuggee, and a heap's views in the explorer's
+ * history a paused heap. */
+static void show_heap(tui_app *app, bool shown) {
+    static tui_tree_view *v;
+    tui_view_free(v ? &v->base : NULL);
+    v = NULL;
+    app->ex.n_hist = app->ex.pos = 0;
+    if (!shown)
+        return;
+    v = tui_tree_view_new("No roots.");
+    cr_assert_not_null(v);
+    app->ex.hist[0] = &v->base;
+    app->ex.n_hist = 1;
+}
+
 Test(tui_commands, availability_follows_the_state) {
     static tui_app app; /* zeroed: picker, nothing connected */
-    app.screen = TUI_SCREEN_PICKER;
     cr_assert_null(tui_command_unavailable(&app, by_name("Connect")));
     cr_assert_null(tui_command_unavailable(&app, by_name("Move down")));
-    cr_assert_not_null(tui_command_unavailable(&app, by_name("Pause")));
-    app.screen = TUI_SCREEN_RUNNING;
-    cr_assert_null(tui_command_unavailable(&app, by_name("Pause")));
-    cr_assert_not_null(tui_command_unavailable(&app, by_name("Find retainers")));
+    cr_assert_str_eq(tui_command_unavailable(&app, by_name("Pause")),
+                     "connect to a debuggee first");
+    profile(&app, WIRE_PROF_NONE); /* connected (to a snapshot: no pausing) */
+    cr_assert_str_neq(tui_command_unavailable(&app, by_name("Pause")),
+                      "connect to a debuggee first");
+    cr_assert_str_eq(tui_command_unavailable(&app, by_name("Find retainers")),
+                     "pause the debuggee first (p)");
     cr_assert_not_null(tui_command_unavailable(&app, by_name("Move down")));
-    cr_assert_not_null(tui_command_unavailable(&app, by_name("Connect")));
-    app.screen = TUI_SCREEN_PAUSED;
-    profile(&app, WIRE_PROF_NONE);
+    cr_assert_str_eq(tui_command_unavailable(&app, by_name("Connect")),
+                     "only in the debuggee list");
+    show_heap(&app, true);
     cr_assert_null(tui_command_unavailable(&app, by_name("Find retainers")));
     cr_assert_not_null(tui_command_unavailable(&app, by_name("Pause")));
     cr_assert_not_null(tui_command_unavailable(&app, by_name("Find closures by era")));
@@ -175,16 +193,18 @@ Test(tui_commands, availability_follows_the_state) {
     cr_assert_not_null(tui_command_unavailable(&app, by_name("Invert the filter")));
     app.mode = TUI_MODE_PROMPT;
     cr_assert_null(tui_command_unavailable(&app, by_name("Invert the filter")));
+    show_heap(&app, false);
     profile(&app, -1);
 }
 
 Test(tui_commands, disabled_key_says_why_and_runs_nothing) {
     static tui_app app;
-    app.screen = TUI_SCREEN_PAUSED;
     profile(&app, WIRE_PROF_NONE);
+    show_heap(&app, true);
     cr_assert(tui_command_dispatch(&app, TUI_CTRL('v')));
     cr_assert(strstr(app.msg.text, "era profiling"), "%s", app.msg.text);
     cr_assert_eq(app.mode, TUI_MODE_NORMAL, "no prompt opened");
     cr_assert_not(tui_command_dispatch(&app, 'Z'), "an unbound key");
+    show_heap(&app, false);
     profile(&app, -1);
 }

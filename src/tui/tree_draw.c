@@ -1,6 +1,6 @@
-/* Drawing the explorer: the running screen, and for a paused heap the
- * filters bar, the tree (only the rows on screen are decoded and drawn,
- * so any number of roots scrolls), the era legend and the details pane.
+/* Drawing a tree view: the filters bar, the tree (only the rows on screen
+ * are decoded and drawn, so any number of roots scrolls), the era legend
+ * and the details pane.
  * Row: guides, marker, edge label, colour bar (§5), address, type, size,
  * closure text. */
 #include <inttypes.h>
@@ -16,55 +16,6 @@
 
 #define LEGEND_MAX 24
 #define GUIDE_LEVELS_MAX 512
-
-/* ---- the running screen ---------------------------------------------- */
-
-static const char *mode_text(int mode) {
-    switch (mode) {
-    case WIRE_PROF_NONE: return "not profiled";
-    case WIRE_PROF_PLAIN: return "profiled, no heap profiling";
-    case WIRE_PROF_RETAINER: return "retainer profiling (+RTS -hr)";
-    case WIRE_PROF_LDV: return "biographical profiling (+RTS -hb)";
-    case WIRE_PROF_ERA: return "era profiling (+RTS -he)";
-    default: return "heap profiling";
-    }
-}
-
-void tui_running_draw(tui_app *app) {
-    char line[700], k1[32], k2[32], k3[32];
-    const session *s = app->sess;
-    bool paused = session_paused(s);
-    const wire_version *v = session_known_version(s);
-    int y = LINES / 2 - 4 > 2 ? LINES / 2 - 4 : 2, x = 4;
-    tui_put(y++, x, paused ? "The debuggee is paused." : "The debuggee is running.", COLS - x,
-            tui_attr(TUI_ROLE_NORMAL) | A_BOLD);
-    if (paused)
-        tui_put(y++, x,
-                session_ours(s) ? "heapscope paused it; its heap is not read."
-                        : "It was paused before heapscope connected (another session, or the "
-                          "program itself); heapscope leaves it so unless told.",
-                COLS - x, tui_attr(TUI_ROLE_INFO));
-    y++;
-    snprintf(line, sizeof line, "Connected to %s", session_target(s));
-    tui_put(y++, x, line, COLS - x, tui_attr(TUI_ROLE_NORMAL));
-    if (v) {
-        snprintf(line, sizeof line, "GHC %u.%u.%u, %s", v->major / 100, v->major % 100, v->patch,
-                 mode_text(v->prof_mode));
-        tui_put(y++, x, line, COLS - x, tui_attr(TUI_ROLE_INFO));
-    }
-    y++;
-    if (paused)
-        snprintf(line, sizeof line, "Press %s to explore its heap, %s to resume it.",
-                 tui_command_key("Pause", k1, sizeof k1), tui_command_key("Resume", k2, sizeof k2));
-    else
-        snprintf(line, sizeof line, "Press %s to pause it and explore its heap.",
-                 tui_command_key("Pause", k1, sizeof k1));
-    tui_put(y++, x, line, COLS - x, tui_attr(TUI_ROLE_PROMPT));
-    snprintf(line, sizeof line, "%s quits, %s lists every key, %s finds any command.",
-             tui_command_key("Quit", k1, sizeof k1), tui_command_key("Help", k2, sizeof k2),
-             tui_command_key("Command palette", k3, sizeof k3));
-    tui_put(y++, x, line, COLS - x, tui_attr(TUI_ROLE_INFO));
-}
 
 /* ---- rows ------------------------------------------------------------ */
 
@@ -126,7 +77,7 @@ static void draw_bar(const tui_row *r, int y, int x, int base) {
         tui_put(y, x + 1, " ", 1, tui_ldv_attr());
 }
 
-static void draw_row(tui_app *app, tui_view *v, size_t row, int y, int w) {
+static void draw_row(tui_app *app, tui_tree_view *v, size_t row, int y, int w) {
     tui_tree *t = &v->tree;
     size_t n_rows;
     tui_node_id id = tui_tree_rows(t, &n_rows)[row];
@@ -180,7 +131,7 @@ static void draw_row(tui_app *app, tui_view *v, size_t row, int y, int w) {
 
 /* ---- bars ------------------------------------------------------------ */
 
-static void draw_filters(tui_app *app, int y) {
+void tui_filters_draw(tui_app *app, int y) {
     int attr = tui_attr(TUI_ROLE_FILTER);
     tui_fill(y, 0, COLS, attr);
     int x = tui_put(y, 0, " Filters: ", COLS, attr | A_BOLD);
@@ -199,7 +150,7 @@ static int cmp_u64(const void *a, const void *b) {
 }
 
 /* The eras of the rows on screen, each in its colour. */
-static void draw_legend(tui_view *v, size_t first, size_t count, int y) {
+static void draw_legend(tui_tree_view *v, size_t first, size_t count, int y) {
     uint64_t eras[LEGEND_MAX];
     size_t ne = 0, n;
     const uint32_t *rows = tui_tree_rows(&v->tree, &n);
@@ -226,25 +177,22 @@ static void draw_legend(tui_view *v, size_t first, size_t count, int y) {
     }
 }
 
-void tui_explorer_draw(tui_app *app) {
-    tui_view *v = tui_explorer_view(app);
-    if (!v)
-        return;
-    int top = TUI_TITLE_ROWS, bottom = LINES - TUI_FOOTER_ROWS; /* tree rows [top, bottom) */
+void tui_tree_view_draw(tui_app *app, tui_tree_view *v, int top, int bottom) {
+    /* tree rows [top, bottom) */
     if (app->ex.n_filters > 0 && bottom - top > 3)
-        draw_filters(app, top++);
+        tui_filters_draw(app, top++);
     bool legend = app->ex.era_colors && tui_term_era_colors() &&
                   session_prof_mode(app->sess) == WIRE_PROF_ERA && bottom - top > 3;
     if (legend)
         bottom--;
     int tree_w = COLS, pane_w = 0, pane_h = 0;
-    tui_node_id sel = tui_view_selected(v);
+    tui_node_id sel = tui_tree_view_selected(v);
     if (app->ex.details && sel != TUI_NODE_NONE) {
         if (COLS >= 140) {
             pane_w = COLS / 3 < 64 ? COLS / 3 : 64;
             tree_w = COLS - pane_w;
         } else {
-            int want = tui_details_height(app, &v->tree, sel, COLS - 2) + 1;
+            int want = tui_details_height(app, v, sel, COLS - 2) + 1;
             int most = (bottom - top) / 2;
             pane_h = want < most ? want : most;
             if (pane_h < 2)
@@ -254,21 +202,20 @@ void tui_explorer_draw(tui_app *app) {
     int tree_h = bottom - top - pane_h;
     if (tree_h < 1)
         tree_h = 1;
-    app->ex.tree_h = tree_h;
-    tui_view_scroll(v, (size_t)tree_h);
+    v->height = tree_h;
     size_t n;
     tui_tree_rows(&v->tree, &n);
+    tui_list_scroll(&v->sel, &v->top, n, (size_t)tree_h);
     tui_rows_prefetch(app, &v->tree, v->top, (size_t)tree_h);
     for (int i = 0; i < tree_h && v->top + (size_t)i < n; i++)
         draw_row(app, v, v->top + (size_t)i, top + i, tree_w);
     if (n == 0)
-        tui_put(top + 1, 2, v->is_roots ? "No roots." : "Nothing matched.", COLS - 4,
-                tui_attr(TUI_ROLE_INFO));
+        tui_put(top + 1, 2, v->empty, COLS - 4, tui_attr(TUI_ROLE_INFO));
     if (legend)
         draw_legend(v, v->top, (size_t)tree_h, bottom);
-    sel = tui_view_selected(v);
+    sel = tui_tree_view_selected(v);
     if (pane_w > 0)
-        tui_details_draw(app, &v->tree, sel, top, tree_w, bottom - top, pane_w);
+        tui_details_draw(app, v, sel, top, tree_w, bottom - top, pane_w);
     else if (pane_h > 0)
-        tui_details_draw(app, &v->tree, sel, top + tree_h, 0, pane_h, COLS);
+        tui_details_draw(app, v, sel, top + tree_h, 0, pane_h, COLS);
 }
