@@ -139,6 +139,10 @@ typedef enum query_filter_kind {
     QUERY_FILTER_MIN_SIZE,          /* size in bytes at least N */
     QUERY_FILTER_ERA,               /* era in a range (era profiling only) */
     QUERY_FILTER_COST_CENTRE,       /* header CCS under the cost centre with id N (profiled) */
+    QUERY_FILTER_BUCKET,            /* "BY=KEY": the closure's census key under BY
+                                       (query_census_by_from_name) is exactly KEY; closures
+                                       such a census does not count (non-thunks for
+                                       "thunk") never match, inverted or not */
     QUERY_FILTER_KIND_COUNT
 } query_filter_kind;
 
@@ -161,7 +165,7 @@ size_t query_filters_count(const query_filters *f);
  * "!Era range [2,∞)", "Closure type THUNK". */
 void query_filters_describe(const query_filters *f, size_t i, char *buf, size_t cap);
 /* "constructor", "exact", "closure-name", "address", "info", "type",
- * "min-size", "era", "cost-centre": the option names of the kinds. */
+ * "min-size", "era", "cost-centre", "bucket": the option names of the kinds. */
 const char *query_filter_kind_name(query_filter_kind kind);
 
 /* Whether this debuggee can evaluate a filter of this kind: an era filter
@@ -246,34 +250,102 @@ hs_status query_search_run(heap *h, const query_search *s, query_search_stats *s
 
 /* ---- census ---------------------------------------------------------- */
 
+/* What a census groups closures by. Each closure's key under a kind is a
+ * text (the row's key); the bucket filter (QUERY_FILTER_BUCKET, "BY=KEY")
+ * matches the closures whose key under BY is exactly KEY. */
 typedef enum query_census_by {
-    QUERY_CENSUS_BY_TYPE,        /* closure type name */
-    QUERY_CENSUS_BY_CONSTRUCTOR, /* package:module:name, or type name (ghc-debug's census) */
-    QUERY_CENSUS_BY_ERA,         /* era of the profiling header (era profiling only) */
-    QUERY_CENSUS_BY_SOURCE       /* source location of the info table, or "<no location>" */
+    QUERY_CENSUS_BY_TYPE,         /* "type": closure type name */
+    QUERY_CENSUS_BY_CONSTRUCTOR,  /* "constructor": package:module:name, or type name
+                                     (ghc-debug's census) */
+    QUERY_CENSUS_BY_ERA,          /* "era": era of the profiling header (era profiling
+                                     only; a closure without a header is era 0) */
+    QUERY_CENSUS_BY_SOURCE,       /* "source": source location of the info table, or
+                                     "<no location>" */
+    QUERY_CENSUS_BY_CLOSURE_NAME, /* "closure-name": IPE name of the info table, or
+                                     "<no name>" */
+    QUERY_CENSUS_BY_COST_CENTRE,  /* "cost-centre": module:label of the header CCS's cost
+                                     centre, "<no cost centre>" without one (profiled only) */
+    QUERY_CENSUS_BY_THUNK,        /* "thunk": thunks only (query_census_is_thunk): the
+                                     source location of the info table, else
+                                     "<info 0x...>" plus " NAME" when IPE names it;
+                                     other closures are not counted */
+    QUERY_CENSUS_BY_COUNT
 } query_census_by;
 
 typedef struct query_census_row {
     char *key;
     uint64_t count;
     uint64_t bytes;
-    uint64_t max; /* largest single closure */
+    uint64_t max;                       /* largest single closure; average = bytes / count */
+    struct query_census_row *children;  /* two levels: the second level's rows of the
+                                           closures of this row, else NULL */
+    size_t n_children;
 } query_census_row;
 
 typedef struct query_census {
-    query_census_row *rows; /* sorted by bytes, descending; ties by key */
+    query_census_row *rows; /* bytes descending, ties by key (see query_census_sort) */
     size_t n_rows;
-    uint64_t total_count;
+    uint64_t total_count;   /* closures counted (passing the filters; thunks for THUNK) */
     uint64_t total_bytes;
+    uint64_t visited;       /* closures the traversal went through */
     query_unreadable unreadable; /* closures left out: they could not be read */
 } query_census;
 
-/* Census of everything reachable from the GC roots. */
+#define QUERY_CENSUS_MAX_LEVELS 2
+
+typedef struct query_census_spec {
+    query_census_by by[QUERY_CENSUS_MAX_LEVELS];
+    size_t levels;              /* 1 or 2 */
+    query_filters *filters;     /* NULL or empty: every closure counts; otherwise only
+                                   matching closures are counted (the traversal still
+                                   goes through all) */
+    bool prepared;              /* the caller already ran query_filters_prepare on this heap */
+    query_progress_fn progress; /* optional: progress and cancel ("cancelled" error) */
+    void *progress_ctx;
+} query_census_spec;
+
+/* Census of everything reachable from the GC roots, by spec. Closures are
+ * grouped by a number (info pointer, era, CCS) while walking and named
+ * once per group at the end. Era and cost-centre levels on a debuggee
+ * without that profiling are an HS_ERR_USAGE error saying why. */
+hs_status query_census_compute(heap *h, const query_census_spec *spec, query_census *out,
+                               hs_error *err);
+/* One level, no filters: query_census_compute with progress_only's
+ * progress callback (may be NULL). */
 hs_status query_census_run(heap *h, query_census_by by, const query_traversal *progress_only,
                            query_census *out, hs_error *err);
 void query_census_free(query_census *c);
-/* "type", "constructor", "era", "source" -> value; false when unknown. */
+
+typedef enum query_census_column {
+    QUERY_CENSUS_COL_COUNT,
+    QUERY_CENSUS_COL_BYTES,
+    QUERY_CENSUS_COL_MAX,
+    QUERY_CENSUS_COL_AVG,  /* bytes / count */
+    QUERY_CENSUS_COL_KEY,  /* strcmp order */
+    QUERY_CENSUS_COL_COUNT_
+} query_census_column;
+
+/* Sorts both levels by column (ties by key ascending, then stable). */
+void query_census_sort(query_census *c, query_census_column column, bool descending);
+/* "count", "bytes", "max", "avg", "key" -> value; false when unknown. */
+bool query_census_column_from_name(const char *name, query_census_column *out);
+const char *query_census_column_name(query_census_column column);
+
+/* "type", "constructor", "era", "source", "closure-name", "cost-centre",
+ * "thunk" -> value; false when unknown. */
 bool query_census_by_from_name(const char *name, query_census_by *out);
+const char *query_census_by_name(query_census_by by);
+/* Whether this debuggee can take a census (or bucket filter) by `by`:
+ * era wants era profiling, cost-centre a profiled RTS; else HS_ERR_USAGE. */
+hs_status query_census_by_usable(query_census_by by, heap *h, hs_error *err);
+/* The closure types a thunk census counts: THUNK, THUNK_1_0 .. THUNK_0_2,
+ * THUNK_STATIC, THUNK_SELECTOR, AP and AP_STACK (unevaluated closures). */
+bool query_census_is_thunk(uint32_t type);
+/* The key of closure c under by, as a census row shows it; *counted is
+ * false (and buf empty) when a census by `by` does not count c (a
+ * non-thunk under THUNK). May ask the source (info tables, IPE, CCS). */
+hs_status query_census_key(heap *h, query_census_by by, const heap_closure *c, char *buf,
+                           size_t cap, bool *counted, hs_error *err);
 
 /* A Haskell integer literal (retainers-and-eras.md §4.4): decimal or 0x hex,
  * spaces around it, a leading '-' allowed. False when malformed or out of

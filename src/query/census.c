@@ -1,59 +1,119 @@
-/* Census: count and bytes per bucket over everything reachable from the
- * GC roots (heap-layout.md §11.3). Closures are first grouped by a cheap
- * number (type, info pointer or era) during the traversal; bucket names
- * are made once per group at the end and groups with the same name merged. */
-#include <inttypes.h>
-#include <stdio.h>
+/* Census: count and bytes per bucket, one or two levels, over everything
+ * reachable from the GC roots (heap-layout.md §11.3), counting only the
+ * closures that pass the filters. While walking, a closure is grouped by
+ * the raw number of each level (info pointer, era, CCS pointer) in a small
+ * hash table with a one-entry cache in front (neighbours often share their
+ * info table); groups are named at the end (census_rows.c). Info tables
+ * that cannot count (non-thunks in a thunk census, tables an
+ * info-table-only filter list rejects) are declined up front, sparing the
+ * visit of their closures. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "heapscope/closure_type.h"
+#include "census_internal.h"
+#include "filter_internal.h"
 #include "heapscope/grow.h"
-#include "heapscope/query.h"
 #include "heapscope/u64map.h"
 
-typedef struct group {
-    uint64_t id; /* type, info pointer or era */
-    bool by_type;
-    uint64_t count, bytes, max;
-} group;
-
 typedef struct census_ctx {
-    query_census_by by;
-    u64map index; /* group key -> position in groups + 1 */
-    group *groups;
-    size_t n_groups, cap;
-    bool failed;
+    const query_census_spec *spec;
+    census_source src[QUERY_CENSUS_MAX_LEVELS];
+    bool thunks_only;
+    bool filter_each;     /* filters that need the closure, not just its info table */
+    bool filter_by_info;  /* filters decided per info table in wants */
+    /* groups by raw values: open addressing, slot = group index + 1 (0 = empty) */
+    uint32_t *slots;
+    size_t cap;           /* power of two */
+    census_group *groups;
+    size_t n_groups, groups_cap;
+    size_t last;          /* the group of the previous closure, when n_groups > 0 */
+    bool failed;          /* err holds why */
+    hs_error err;
 } census_ctx;
 
-static group *group_for(census_ctx *cx, uint64_t id, bool by_type) {
-    uint64_t key = (id << 1 | (by_type ? 1 : 0)) + 1; /* never 0 */
-    uint64_t *pos = u64map_find(&cx->index, key);
-    if (pos)
-        return &cx->groups[*pos - 1];
-    if (!hs_grow((void **)&cx->groups, &cx->cap, cx->n_groups + 1, sizeof *cx->groups))
+static size_t pair_hash(uint64_t a, uint64_t b) {
+    return (size_t)u64map_hash(a ^ (b * UINT64_C(0x9e3779b97f4a7c15) + (b >> 7)));
+}
+
+static bool rehash(census_ctx *cx) {
+    size_t cap = cx->cap ? 2 * cx->cap : 256;
+    uint32_t *slots = calloc(cap, sizeof *slots);
+    if (!slots)
+        return false;
+    for (size_t g = 0; g < cx->n_groups; g++) {
+        size_t i = pair_hash(cx->groups[g].raw[0], cx->groups[g].raw[1]) & (cap - 1);
+        while (slots[i])
+            i = (i + 1) & (cap - 1);
+        slots[i] = (uint32_t)(g + 1);
+    }
+    free(cx->slots);
+    cx->slots = slots;
+    cx->cap = cap;
+    return true;
+}
+
+/* The group of raw values (a, b), made when new; NULL when out of memory. */
+static census_group *group_of(census_ctx *cx, uint64_t a, uint64_t b) {
+    if (cx->n_groups) {
+        census_group *g = &cx->groups[cx->last];
+        if (g->raw[0] == a && g->raw[1] == b)
+            return g;
+    }
+    if (2 * (cx->n_groups + 1) > cx->cap && !rehash(cx))
         return NULL;
-    if (!u64map_put(&cx->index, key, cx->n_groups + 1))
+    size_t i = pair_hash(a, b) & (cx->cap - 1);
+    for (; cx->slots[i]; i = (i + 1) & (cx->cap - 1)) {
+        census_group *g = &cx->groups[cx->slots[i] - 1];
+        if (g->raw[0] == a && g->raw[1] == b) {
+            cx->last = cx->slots[i] - 1;
+            return g;
+        }
+    }
+    if (cx->n_groups >= UINT32_MAX - 1 ||
+        !hs_grow((void **)&cx->groups, &cx->groups_cap, cx->n_groups + 1, sizeof *cx->groups))
         return NULL;
-    cx->groups[cx->n_groups] = (group){.id = id, .by_type = by_type};
-    return &cx->groups[cx->n_groups++];
+    cx->groups[cx->n_groups] = (census_group){.raw = {a, b}};
+    cx->slots[i] = (uint32_t)(cx->n_groups + 1);
+    cx->last = cx->n_groups++;
+    return &cx->groups[cx->last];
+}
+
+static bool census_wants(void *ctx, heap *h, const heap_info *info) {
+    census_ctx *cx = ctx;
+    for (size_t l = 0; l < cx->spec->levels; l++)
+        if (!census_counts(cx->spec->by[l], info))
+            return false;
+    if (!cx->filter_by_info || cx->failed)
+        return true;
+    bool ok = true;
+    if (query_filters_match_info(cx->spec->filters, h, info, &ok, &cx->err) != HS_OK) {
+        cx->failed = true; /* the visit stops the walk */
+        return true;
+    }
+    return ok;
 }
 
 static query_action census_visit(void *ctx, heap *h, const heap_closure *c, uint32_t depth) {
-    (void)h;
     (void)depth;
     census_ctx *cx = ctx;
-    group *g;
-    switch (cx->by) {
-    case QUERY_CENSUS_BY_TYPE: g = group_for(cx, c->type, true); break;
-    case QUERY_CENSUS_BY_CONSTRUCTOR:
-        g = hs_closure_type_is_constructor(c->type) ? group_for(cx, c->info_ptr, false)
-                                                    : group_for(cx, c->type, true);
-        break;
-    case QUERY_CENSUS_BY_ERA: g = group_for(cx, c->prof.present ? c->prof.word : 0, false); break;
-    default: g = group_for(cx, c->info_ptr, false); break;
+    if (cx->failed)
+        return QUERY_STOP;
+    if (cx->thunks_only && !query_census_is_thunk(c->type))
+        return QUERY_CONTINUE; /* only closures without an info table get here */
+    if (cx->filter_each) {
+        bool ok = true;
+        if (query_filters_match(cx->spec->filters, h, c, &ok, &cx->err) != HS_OK) {
+            cx->failed = true;
+            return QUERY_STOP;
+        }
+        if (!ok)
+            return QUERY_CONTINUE;
     }
+    uint64_t a = census_raw(cx->src[0], c);
+    uint64_t b = cx->spec->levels > 1 ? census_raw(cx->src[1], c) : 0;
+    census_group *g = group_of(cx, a, b);
     if (!g) {
+        hs_fail(&cx->err, HS_ERR_NOMEM, "out of memory counting the census");
         cx->failed = true;
         return QUERY_STOP;
     }
@@ -64,126 +124,61 @@ static query_action census_visit(void *ctx, heap *h, const heap_closure *c, uint
     return QUERY_CONTINUE;
 }
 
-static hs_status group_name(heap *h, query_census_by by, const group *g, char *buf, size_t cap,
-                            hs_error *err) {
-    if (g->by_type) {
-        snprintf(buf, cap, "%s", hs_closure_type_name((uint32_t)g->id));
-        return HS_OK;
-    }
-    if (by == QUERY_CENSUS_BY_ERA) {
-        snprintf(buf, cap, "%" PRIu64, g->id);
-        return HS_OK;
-    }
-    const heap_info *info;
-    hs_status st = heap_info_get(h, g->id, &info, err);
-    if (st != HS_OK)
-        return st;
-    if (by == QUERY_CENSUS_BY_CONSTRUCTOR) {
-        snprintf(buf, cap, "%s:%s:%s", info->con_package, info->con_module, info->con_name);
-        return HS_OK;
-    }
-    const wire_source_info *ipe;
-    st = heap_info_source(h, info, &ipe, err);
-    if (st == HS_OK)
-        snprintf(buf, cap, "%s", ipe && ipe->position && *ipe->position ? ipe->position
-                                                                          : "<no location>");
-    return st;
-}
-
-static int cmp_key(const void *a, const void *b) {
-    return strcmp(((const query_census_row *)a)->key, ((const query_census_row *)b)->key);
-}
-
-static int cmp_bytes(const void *a, const void *b) {
-    const query_census_row *x = a, *y = b;
-    if (x->bytes != y->bytes)
-        return x->bytes < y->bytes ? 1 : -1;
-    return strcmp(x->key, y->key);
-}
-
-/* Names every group, merges groups that share a name, sorts by bytes. */
-static hs_status make_rows(heap *h, const census_ctx *cx, query_census *out, hs_error *err) {
-    out->rows = calloc(cx->n_groups ? cx->n_groups : 1, sizeof *out->rows);
-    if (!out->rows)
-        return hs_fail(err, HS_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; i < cx->n_groups; i++) {
-        char name[512];
-        hs_status st = group_name(h, cx->by, &cx->groups[i], name, sizeof name, err);
+static hs_status check_spec(heap *h, const query_census_spec *spec, hs_error *err) {
+    if (spec->levels < 1 || spec->levels > QUERY_CENSUS_MAX_LEVELS)
+        return hs_fail(err, HS_ERR_USAGE, "a census has 1 or 2 levels, not %zu", spec->levels);
+    for (size_t l = 0; l < spec->levels; l++) {
+        hs_status st = query_census_by_usable(spec->by[l], h, err);
         if (st != HS_OK)
             return st;
-        query_census_row *r = &out->rows[out->n_rows++];
-        r->key = strdup(name);
-        if (!r->key)
-            return hs_fail(err, HS_ERR_NOMEM, "out of memory");
-        r->count = cx->groups[i].count;
-        r->bytes = cx->groups[i].bytes;
-        r->max = cx->groups[i].max;
-        out->total_count += r->count;
-        out->total_bytes += r->bytes;
     }
-    qsort(out->rows, out->n_rows, sizeof *out->rows, cmp_key);
-    size_t w = 0;
-    for (size_t i = 0; i < out->n_rows; i++) {
-        if (w > 0 && strcmp(out->rows[w - 1].key, out->rows[i].key) == 0) {
-            query_census_row *m = &out->rows[w - 1];
-            m->count += out->rows[i].count;
-            m->bytes += out->rows[i].bytes;
-            if (out->rows[i].max > m->max)
-                m->max = out->rows[i].max;
-            free(out->rows[i].key);
-        } else {
-            out->rows[w++] = out->rows[i];
-        }
-    }
-    out->n_rows = w;
-    qsort(out->rows, out->n_rows, sizeof *out->rows, cmp_bytes);
+    if (spec->filters && !spec->prepared)
+        return query_filters_prepare(spec->filters, h, err);
     return HS_OK;
 }
 
-hs_status query_census_run(heap *h, query_census_by by, const query_traversal *progress_only,
-                           query_census *out, hs_error *err) {
+hs_status query_census_compute(heap *h, const query_census_spec *spec, query_census *out,
+                               hs_error *err) {
     memset(out, 0, sizeof *out);
-    if (by == QUERY_CENSUS_BY_ERA && heap_version(h)->prof_mode != WIRE_PROF_ERA)
-        return hs_fail(err, HS_ERR_USAGE,
-                       "a census by era needs a debuggee with era profiling (+RTS -he); "
-                       "this one has profiling mode '%s'",
-                       heap_version(h)->prof_mode == WIRE_PROF_NONE ? "none" : "not era");
-    census_ctx cx = {.by = by};
-    query_traversal t = {.visit = census_visit, .ctx = &cx};
-    if (progress_only) {
-        t.progress = progress_only->progress;
-        t.progress_ctx = progress_only->progress_ctx;
+    hs_status st = check_spec(h, spec, err);
+    if (st != HS_OK)
+        return st;
+    census_ctx cx = {.spec = spec};
+    bool filtered = query_filters_count(spec->filters) > 0;
+    cx.filter_by_info = filtered && query_filters_info_only(spec->filters);
+    cx.filter_each = filtered && !cx.filter_by_info;
+    for (size_t l = 0; l < spec->levels; l++) {
+        cx.src[l] = census_by_source(spec->by[l]);
+        cx.thunks_only |= spec->by[l] == QUERY_CENSUS_BY_THUNK;
     }
+    query_traversal t = {.visit = census_visit, .ctx = &cx, .wants = census_wants,
+                         .progress = spec->progress, .progress_ctx = spec->progress_ctx};
     const wire_ptr_list *roots = heap_roots(h);
     query_traversal_stats stats;
-    hs_status st = query_traverse(h, roots->items, roots->count, &t, &stats, err);
-    if (st == HS_OK && cx.failed)
-        st = hs_fail(err, HS_ERR_NOMEM, "out of memory counting the census");
+    st = query_traverse(h, roots->items, roots->count, &t, &stats, err);
+    if (st == HS_OK && cx.failed) {
+        *err = cx.err;
+        st = cx.err.status != HS_OK ? cx.err.status : HS_ERR_NOMEM;
+    }
     if (st == HS_OK)
-        st = make_rows(h, &cx, out, err);
-    if (st != HS_OK)
+        st = census_rows_build(h, spec, cx.groups, cx.n_groups, out, err);
+    if (st != HS_OK) {
         query_census_free(out);
-    else
+    } else {
         out->unreadable = stats.unreadable;
-    u64map_free(&cx.index);
+        out->visited = stats.visited;
+    }
+    free(cx.slots);
     free(cx.groups);
     return st;
 }
 
-void query_census_free(query_census *c) {
-    for (size_t i = 0; i < c->n_rows; i++)
-        free(c->rows[i].key);
-    free(c->rows);
-    memset(c, 0, sizeof *c);
-}
-
-bool query_census_by_from_name(const char *name, query_census_by *out) {
-    static const char *const names[] = {"type", "constructor", "era", "source"};
-    for (size_t i = 0; i < 4; i++) {
-        if (strcmp(name, names[i]) == 0) {
-            *out = (query_census_by)i;
-            return true;
-        }
+hs_status query_census_run(heap *h, query_census_by by, const query_traversal *progress_only,
+                           query_census *out, hs_error *err) {
+    query_census_spec spec = {.by = {by}, .levels = 1};
+    if (progress_only) {
+        spec.progress = progress_only->progress;
+        spec.progress_ctx = progress_only->progress_ctx;
     }
-    return false;
+    return query_census_compute(h, &spec, out, err);
 }

@@ -34,6 +34,7 @@ typedef struct query_filter {
     info_cache *cache;     /* constructor, exact, closure-name */
     bool asked, had_ipe;   /* closure-name: asked about an info table, one had IPE */
     u64map ccs;            /* cost centre: the selected stacks */
+    query_bucket *bucket;  /* bucket: BY=KEY */
 } query_filter;
 
 struct query_filters {
@@ -46,9 +47,11 @@ struct query_filters {
     info_cache *all;
 };
 
-static bool info_only_kind(query_filter_kind k) {
+static bool info_only_filter(const query_filter *q) {
+    query_filter_kind k = q->kind;
     return k == QUERY_FILTER_CONSTRUCTOR || k == QUERY_FILTER_EXACT ||
-           k == QUERY_FILTER_CLOSURE_NAME || k == QUERY_FILTER_INFO || k == QUERY_FILTER_TYPE;
+           k == QUERY_FILTER_CLOSURE_NAME || k == QUERY_FILTER_INFO || k == QUERY_FILTER_TYPE ||
+           (k == QUERY_FILTER_BUCKET && query_bucket_info_only(q->bucket));
 }
 
 static const char *const kind_names[QUERY_FILTER_KIND_COUNT] = {
@@ -56,7 +59,7 @@ static const char *const kind_names[QUERY_FILTER_KIND_COUNT] = {
     [QUERY_FILTER_CLOSURE_NAME] = "closure-name", [QUERY_FILTER_ADDRESS] = "address",
     [QUERY_FILTER_INFO] = "info",                 [QUERY_FILTER_TYPE] = "type",
     [QUERY_FILTER_MIN_SIZE] = "min-size",         [QUERY_FILTER_ERA] = "era",
-    [QUERY_FILTER_COST_CENTRE] = "cost-centre",
+    [QUERY_FILTER_COST_CENTRE] = "cost-centre",   [QUERY_FILTER_BUCKET] = "bucket",
 };
 
 /* The filter list's labels, each naming what it matches (ghc-debug's
@@ -72,6 +75,7 @@ static const char *const row_labels[QUERY_FILTER_KIND_COUNT] = {
     [QUERY_FILTER_MIN_SIZE] = "Size (lower bound)",
     [QUERY_FILTER_ERA] = "Era range",
     [QUERY_FILTER_COST_CENTRE] = "CC Id",
+    [QUERY_FILTER_BUCKET] = "Census bucket",
 };
 
 const char *query_filter_kind_name(query_filter_kind kind) {
@@ -88,6 +92,7 @@ static void filter_free(query_filter *q) {
     query_regex_free(q->re);
     free(q->cache);
     u64map_free(&q->ccs);
+    query_bucket_free(q->bucket);
 }
 
 void query_filters_free(query_filters *f) {
@@ -154,6 +159,8 @@ static hs_status parse_value(query_filter *q, const char *text, hs_error *err) {
         return HS_OK;
     case QUERY_FILTER_ERA:
         return query_era_range_parse(text, &q->era, err);
+    case QUERY_FILTER_BUCKET:
+        return query_bucket_parse(text, &q->bucket, err);
     default:
         return hs_fail(err, HS_ERR_USAGE, "unknown filter kind %d", (int)q->kind);
     }
@@ -174,7 +181,7 @@ hs_status query_filters_add(query_filters *f, query_filter_kind kind, const char
         st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
     if (st == HS_OK && !hs_grow((void **)&f->items, &f->cap, f->count + 1, sizeof *f->items))
         st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
-    bool info_only = (f->count == 0 || f->info_only) && info_only_kind(kind);
+    bool info_only = st == HS_OK && (f->count == 0 || f->info_only) && info_only_filter(&q);
     if (st == HS_OK && info_only && !f->all && !(f->all = malloc(sizeof *f->all)))
         st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
     if (st != HS_OK) {
@@ -257,6 +264,8 @@ hs_status query_filters_prepare(query_filters *f, heap *h, hs_error *err) {
         q->asked = q->had_ipe = false;
         hs_status st = query_filter_usable(q->kind, h, err);
         if (st != HS_OK)
+            return st;
+        if (q->bucket && (st = query_bucket_prepare(q->bucket, h, err)) != HS_OK)
             return st;
         if (q->kind == QUERY_FILTER_COST_CENTRE) {
             u64map_free(&q->ccs);
@@ -343,6 +352,17 @@ static hs_status one(query_filter *q, heap *h, const heap_closure *c, bool *out,
     case QUERY_FILTER_COST_CENTRE:
         pred = c->prof.present && u64map_find(&q->ccs, c->prof.ccs) != NULL;
         break;
+    case QUERY_FILTER_BUCKET: {
+        bool applies;
+        hs_status st = query_bucket_match(q->bucket, h, c, &applies, &pred, err);
+        if (st != HS_OK)
+            return st;
+        if (!applies) { /* not counted by that census: false even when inverted */
+            *out = false;
+            return HS_OK;
+        }
+        break;
+    }
     default: pred = false; break;
     }
     *out = pred != q->invert;

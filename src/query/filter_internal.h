@@ -36,4 +36,21 @@ hs_status query_filters_match_info(query_filters *f, heap *h, const heap_info *i
  * starting at CCS_MAIN. */
 hs_status query_ccs_collect(heap *h, int64_t wanted, u64map *set, hs_error *err);
 
+/* ---- the bucket filter, "BY=KEY" (filter_bucket.c) ---- */
+
+typedef struct query_bucket query_bucket;
+
+/* HS_ERR_USAGE for a text that is not BY=KEY with a known BY (an era's
+ * KEY must be a number). */
+hs_status query_bucket_parse(const char *text, query_bucket **out, hs_error *err);
+void query_bucket_free(query_bucket *b);
+/* True when the key depends on the info table alone. */
+bool query_bucket_info_only(const query_bucket *b);
+/* Before matching on a heap: BY usable there; cached outcomes forgotten. */
+hs_status query_bucket_prepare(query_bucket *b, heap *h, hs_error *err);
+/* *applies is false when a census by BY does not count c (then it never
+ * matches); else *pred says whether c's key is KEY. */
+hs_status query_bucket_match(query_bucket *b, heap *h, const heap_closure *c, bool *applies,
+                             bool *pred, hs_error *err);
+
 #endif

@@ -2,6 +2,7 @@
 #include "query_heap.h"
 
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -122,6 +123,21 @@ uint64_t qh_plain(qh *q, uint32_t type, uint32_t n_ptrs, const uint64_t *ptrs, u
         fake_info(q->f, q->plain_info[type], type, n_ptrs, n_data);
     }
     uint64_t a = alloc(q, q->plain_info[type], n_ptrs + n_data, false);
+    for (uint32_t i = 0; i < n_ptrs; i++)
+        fake_w64(q->f, a + q->H + 8u * i, ptrs[i]);
+    return a;
+}
+
+uint64_t qh_new_info(qh *q, uint32_t type, uint32_t n_ptrs, uint32_t n_data) {
+    uint64_t info = q->next_info;
+    q->next_info += 0x40;
+    fake_info(q->f, info, type, n_ptrs, n_data);
+    return info;
+}
+
+uint64_t qh_with_info(qh *q, uint64_t info, uint32_t n_ptrs, const uint64_t *ptrs,
+                      uint32_t n_data) {
+    uint64_t a = alloc(q, info, n_ptrs + n_data, false);
     for (uint32_t i = 0; i < n_ptrs; i++)
         fake_w64(q->f, a + q->H + 8u * i, ptrs[i]);
     return a;
@@ -310,7 +326,9 @@ static hs_status op_cc(void *s, uint64_t p, wire_cc *o, hs_error *e) {
     ccs_entry *c = find_ccs(q, p - 1);
     if (!c)
         return hs_fail(e, HEAP_UNAVAILABLE, "qh: no CC 0x%llx", (unsigned long long)p);
-    *o = (wire_cc){.id = c->cc_id, .label = dup("cc"), .module = dup("Main"), .srcloc = dup("")};
+    char label[32];
+    snprintf(label, sizeof label, "cc%lld", (long long)c->cc_id);
+    *o = (wire_cc){.id = c->cc_id, .label = dup(label), .module = dup("Main"), .srcloc = dup("")};
     return HS_OK;
 }
 

@@ -30,6 +30,11 @@ uint64_t qh_static_con(qh *q, const char *desc);
 uint64_t qh_weak(qh *q, uint64_t key, uint64_t value);
 /* A closure of any type laid out as ptrs pointers then n_data words. */
 uint64_t qh_plain(qh *q, uint32_t type, uint32_t n_ptrs, const uint64_t *ptrs, uint32_t n_data);
+/* A new info table of this type and layout (a distinct info pointer at
+ * every call: thunks of different sites), and a closure of it. */
+uint64_t qh_new_info(qh *q, uint32_t type, uint32_t n_ptrs, uint32_t n_data);
+uint64_t qh_with_info(qh *q, uint64_t info, uint32_t n_ptrs, const uint64_t *ptrs,
+                      uint32_t n_data);
 /* Profiling header words of a closure (profiled heaps only). */
 void qh_set_era(qh *q, uint64_t addr, uint64_t era);
 void qh_set_ccs(qh *q, uint64_t addr, uint64_t ccs);
