@@ -8,11 +8,20 @@
 #include <string.h>
 
 #include "app.h"
-#include "heapscope/interrupt.h"
 #include "commands.h"
+#include "draw.h"
+#include "explorer.h"
+#include "file.h"
+#include "footer.h"
+#include "heapscope/interrupt.h"
 #include "keys.h"
+#include "overlay.h"
+#include "picker.h"
+#include "record.h"
+#include "target.h"
 #include "term.h"
 #include "tui_curses.h"
+#include "view.h"
 
 #define IDLE_WAIT_MS 1000 /* the picker re-reads its directory this often */
 /* The longest the loop answers a recording's requests before it looks at

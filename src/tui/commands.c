@@ -6,8 +6,15 @@
 #include <string.h>
 
 #include "app.h"
+#include "explorer.h"
+#include "file.h"
+#include "footer.h"
 #include "keys.h"
+#include "overlay.h"
+#include "picker.h"
+#include "search.h"
 #include "tui_curses.h"
+#include "view.h"
 
 #define C TUI_CTRL
 #define PROMPT TUI_SCOPE_PROMPT

@@ -8,9 +8,13 @@
 #include <string.h>
 
 #include "app.h"
+#include "details.h"
+#include "draw.h"
 #include "heapscope/closure_type.h"
 #include "heapscope/plural.h"
+#include "rows.h"
 #include "term.h"
+#include "tree_view.h"
 #include "tui_curses.h"
 
 #define ITEMS_MAX 20

@@ -3,7 +3,8 @@
 #include <string.h>
 #include <wchar.h>
 
-#include "app.h"
+#include "draw.h"
+#include "heapscope/tui.h"
 #include "term.h"
 #include "tui_curses.h"
 

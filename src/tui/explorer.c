@@ -8,8 +8,14 @@
 #include <stdio.h>
 
 #include "app.h"
+#include "details.h"
+#include "explorer.h"
+#include "footer.h"
+#include "record.h"
+#include "target.h"
 #include "term.h"
 #include "tree_view.h"
+#include "view.h"
 
 void tui_explorer_init(tui_explorer *ex) {
     memset(ex, 0, sizeof *ex);

@@ -17,11 +17,17 @@
 #include <time.h>
 
 #include "app.h"
+#include "explorer.h"
+#include "file.h"
+#include "footer.h"
 #include "heapscope/cache.h"
 #include "heapscope/size.h"
 #include "heapscope/store.h"
 #include "keys.h"
+#include "picker.h"
+#include "target.h"
 #include "term.h"
+#include "view.h"
 
 /* ---- opening ---------------------------------------------------------- */
 

@@ -6,9 +6,15 @@
 
 #include "app.h"
 #include "commands.h"
+#include "draw.h"
+#include "explorer.h"
+#include "file.h"
+#include "footer.h"
 #include "keys.h"
+#include "search.h"
 #include "term.h"
 #include "tui_curses.h"
+#include "view.h"
 
 /* The current view's hints. */
 static void draw_hints(tui_app *app, int y) {

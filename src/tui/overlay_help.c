@@ -6,7 +6,9 @@
 
 #include "app.h"
 #include "commands.h"
+#include "draw.h"
 #include "keys.h"
+#include "overlay.h"
 #include "term.h"
 #include "tui_curses.h"
 

@@ -6,8 +6,10 @@
 
 #include "app.h"
 #include "commands.h"
+#include "draw.h"
 #include "fuzzy.h"
 #include "keys.h"
+#include "overlay.h"
 #include "term.h"
 #include "tui_curses.h"
 

@@ -9,9 +9,14 @@
 
 #include "app.h"
 #include "commands.h"
+#include "draw.h"
+#include "file.h"
 #include "keys.h"
+#include "picker.h"
+#include "target.h"
 #include "term.h"
 #include "tui_curses.h"
+#include "view.h"
 
 #define REFRESH_NS 1000000000LL
 #define LIST_Y 3 /* title, tabs, column heads */

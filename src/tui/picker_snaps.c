@@ -12,8 +12,10 @@
 #include <time.h>
 
 #include "app.h"
+#include "draw.h"
 #include "heapscope/grow.h"
 #include "heapscope/size.h"
+#include "picker.h"
 #include "tui_curses.h"
 
 static void snap_free(tui_snap *s) {

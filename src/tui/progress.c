@@ -6,8 +6,9 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "app.h"
+#include "draw.h"
 #include "heapscope/interrupt.h"
+#include "heapscope/tui.h"
 #include "keys.h"
 #include "term.h"
 #include "tui_curses.h"

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "app.h"
+#include "record.h"
 #include "term.h"
 
 bool tui_record_answering;

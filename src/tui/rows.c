@@ -9,9 +9,12 @@
 #include <string.h>
 
 #include "app.h"
+#include "explorer.h"
 #include "heapscope/bytes.h"
 #include "heapscope/closure_type.h"
 #include "heapscope/grow.h"
+#include "rows.h"
+#include "tree_view.h"
 
 #define LDV_USED UINT64_C(0x1000000000000000)
 #define CCS_CHAIN_MAX 256

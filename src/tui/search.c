@@ -8,11 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "heapscope/grow.h"
-#include "heapscope/plural.h"
 #include "app.h"
 #include "commands.h"
+#include "explorer.h"
+#include "footer.h"
+#include "heapscope/grow.h"
+#include "heapscope/plural.h"
+#include "search.h"
 #include "term.h"
+#include "tree_view.h"
+#include "view.h"
 
 static const char *prompt_text(query_filter_kind k) {
     switch (k) {

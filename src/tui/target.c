@@ -12,6 +12,8 @@
 
 #include "app.h"
 #include "heapscope/interrupt.h"
+#include "record.h"
+#include "target.h"
 #include "term.h"
 
 static bool on_wire_progress(void *ctx, uint32_t cmd, uint64_t bytes) {

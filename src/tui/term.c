@@ -11,8 +11,8 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "app.h"
 #include "heapscope/interrupt.h"
+#include "heapscope/tui.h"
 #include "keys.h"
 #include "term.h"
 #include "tui_curses.h"

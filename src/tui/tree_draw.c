@@ -10,9 +10,15 @@
 
 #include "app.h"
 #include "commands.h"
+#include "details.h"
+#include "draw.h"
 #include "heapscope/closure_type.h"
+#include "rows.h"
+#include "search.h"
 #include "term.h"
+#include "tree_view.h"
 #include "tui_curses.h"
+#include "view.h"
 
 #define LEGEND_MAX 24
 #define GUIDE_LEVELS_MAX 512

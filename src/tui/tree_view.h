@@ -55,4 +55,6 @@ void tui_tree_view_select(tui_tree_view *v, tui_node_id id);
 /* tree_draw.c: draws the view in the rows [top, bottom). */
 void tui_tree_view_draw(tui_app *app, tui_tree_view *v, int top, int bottom);
 
+/* tree_draw.c: the bar of active filters on row y (a heap's views show it). */
+void tui_filters_draw(tui_app *app, int y);
 #endif

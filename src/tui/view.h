@@ -61,6 +61,8 @@ tui_view *tui_app_view(tui_app *app);
 /* Sends a request to the current view; a view without it says so. */
 void tui_view_request(tui_app *app, tui_request req);
 void tui_view_free(tui_view *v);
+/* The command that sends request `req` (commands.c binds keys to it). */
+void tui_cmd_request(tui_app *app, int req);
 
 /* The views that live as long as the app (picker.c, view_running.c). */
 extern tui_view tui_picker_view;

@@ -4,8 +4,11 @@
 
 #include "app.h"
 #include "commands.h"
+#include "draw.h"
+#include "target.h"
 #include "term.h"
 #include "tui_curses.h"
+#include "view.h"
 
 /* ---- the running screen ---------------------------------------------- */
 

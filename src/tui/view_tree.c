@@ -6,8 +6,11 @@
 
 #include "app.h"
 #include "commands.h"
+#include "explorer.h"
+#include "rows.h"
 #include "term.h"
 #include "tree_view.h"
+#include "view.h"
 
 static void tree_free(tui_view *base) {
     tui_tree_view *v = (tui_tree_view *)base;

@@ -1,0 +1,42 @@
+/* footer.c: the footer line and the prompt typed in it. */
+#ifndef HEAPSCOPE_TUI_FOOTER_H
+#define HEAPSCOPE_TUI_FOOTER_H
+
+#include <stdbool.h>
+
+#include "heapscope/query.h"
+#include "input.h"
+
+typedef struct tui_app tui_app;
+
+typedef enum tui_prompt_kind {
+    TUI_PROMPT_FIND,          /* text in the tree */
+    TUI_PROMPT_FILTER_FIND,   /* filters := [this]; search */
+    TUI_PROMPT_FILTER_ADD,    /* prepend to the filters */
+    TUI_PROMPT_LIMIT,
+    TUI_PROMPT_REMOVE,
+    TUI_PROMPT_LARGE_ARR,     /* filters := [ARR_WORDS, size >= n]; search */
+    TUI_PROMPT_SAVE           /* Ctrl-X: the snapshot file's name */
+} tui_prompt_kind;
+
+typedef struct tui_prompt {
+    tui_prompt_kind kind;
+    query_filter_kind filter;
+    bool invert;      /* Ctrl-G while typing a filter */
+    char label[96];
+    tui_input in;
+} tui_prompt;
+
+void tui_prompt_open(tui_app *app, tui_prompt_kind kind, query_filter_kind filter, bool invert,
+                     const char *label);
+void tui_prompt_key(tui_app *app, int key);
+
+/* The footer: the prompt, a question, the last message or the view's keys. */
+void tui_footer_draw(tui_app *app);
+
+void tui_cmd_prompt_accept(tui_app *app, int arg);
+void tui_cmd_prompt_cancel(tui_app *app, int arg);
+void tui_cmd_prompt_invert(tui_app *app, int arg);
+void tui_cmd_prompt_edit(tui_app *app, int arg);
+
+#endif
