@@ -1,0 +1,164 @@
+/* The dominator tree of a heap: numbers the reachable closures densely,
+ * then hands the heap as a plain graph to dom_compute.
+ *
+ * Closure numbers: a first traversal (the retainer search's: GC roots,
+ * then saved objects; WEAK closures retain nothing) marks, one bit per
+ * dense heap word, where each reachable closure starts and where it ends.
+ * A closure's number is 1 + the count of starts below it (a 32-bit count
+ * per 64 words makes that a popcount), its size the distance to the next
+ * end; every 64th start's word is sampled so a number finds its address
+ * in a few steps. Closures outside the blocks (static ones) are numbered
+ * after, with their address and size in a list. All this costs about 3
+ * bits per heap word: about a byte per closure, counted in the budget. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "heapscope/closure_type.h"
+#include "heapscope/grow.h"
+#include "dominators_internal.h"
+#include "dominators_map.h"
+
+static hs_status nomem(hs_error *err) {
+    return hs_fail(err, HS_ERR_NOMEM, "out of memory for the dominator tree");
+}
+
+/* ---- pass 1: mark what is reachable ----------------------------------- */
+
+typedef struct mark_ctx {
+    dom_map *m;
+    bool failed;
+} mark_ctx;
+
+static query_action mark(void *ctx, heap *h, const heap_closure *c, uint32_t depth) {
+    (void)h, (void)depth;
+    mark_ctx *x = ctx;
+    if (!dom_map_mark(x->m, c->addr, c->size)) {
+        x->failed = true;
+        return QUERY_STOP;
+    }
+    return c->type == HS_WEAK ? QUERY_SKIP_CHILDREN : QUERY_CONTINUE;
+}
+
+/* ---- the heap as a graph ---------------------------------------------- */
+
+typedef struct heap_graph {
+    heap *h;
+    dom_map *m;
+    heap_closure c;
+    query_unreadable *unreadable;
+    uint32_t next_rank;  /* size(): the sequential cursor */
+    uint64_t next_word;
+} heap_graph;
+
+static hs_status successors(void *ctx, uint32_t v, dom_ids *out, hs_error *err) {
+    heap_graph *g = ctx;
+    uint64_t addr = dom_map_addr(g->m, v);
+    hs_error problem;
+    hs_status st = heap_decode(g->h, addr, &g->c, &problem);
+    if (query_unreadable_status(st)) { /* read in pass 1: only a changed source gets here */
+        query_unreadable_add(g->unreadable, addr, problem.message);
+        return HS_OK;
+    }
+    if (st != HS_OK) {
+        if (err)
+            *err = problem;
+        return st;
+    }
+    if (g->c.type == HS_WEAK)
+        return HS_OK;
+    for (size_t e = 0; e < g->c.n_edges; e++) {
+        uint32_t s = dom_map_id(g->m, g->c.edges[e].addr);
+        if (s && !dom_ids_push(out, s))
+            return nomem(err);
+    }
+    return HS_OK;
+}
+
+/* Asked in increasing number order: a cursor walks the start bits. */
+static uint64_t size(void *ctx, uint32_t v) {
+    heap_graph *g = ctx;
+    dom_map *m = g->m;
+    if (v > m->n_heap)
+        return m->others[v - m->n_heap - 1].size;
+    uint64_t w = v == g->next_rank ? dom_map_next_start(m, g->next_word)
+                                   : dom_map_word(m, v - 1);
+    g->next_rank = v + 1;
+    g->next_word = w + 1;
+    return dom_map_size(m, w);
+}
+
+static hs_status starts_of(dom_map *m, const wire_ptr_list *l, uint32_t **out, size_t *n,
+                           hs_error *err) {
+    *n = 0;
+    *out = malloc((l->count + 1) * sizeof **out);
+    if (!*out)
+        return nomem(err);
+    for (size_t i = 0; i < l->count; i++) {
+        uint32_t id = dom_map_id(m, l->items[i]);
+        if (id)
+            (*out)[(*n)++] = id;
+    }
+    return HS_OK;
+}
+
+static hs_status compute(heap *h, query_dominators *d, query_progress_fn progress,
+                         void *progress_ctx, hs_error *err) {
+    heap_graph hg = {.h = h, .m = &d->map, .unreadable = &d->unreadable};
+    dom_phase phases[2] = {{0}};
+    uint32_t *roots = NULL, *saved = NULL;
+    hs_status st = starts_of(&d->map, heap_roots(h), &roots, &phases[0].count, err);
+    if (st == HS_OK)
+        st = starts_of(&d->map, heap_saved_objects(h), &saved, &phases[1].count, err);
+    if (st == HS_OK) {
+        phases[0].starts = roots;
+        phases[1].starts = saved;
+        dom_graph g = {.n = dom_map_count(&d->map), .successors = successors, .size = size,
+                       .ctx = &hg, .phases = phases, .n_phases = 2, .progress = progress,
+                       .progress_ctx = progress_ctx, .base_bytes = dom_map_bytes(&d->map)};
+        st = dom_compute(&g, &d->res, err);
+    }
+    free(roots);
+    free(saved);
+    heap_closure_free(&hg.c);
+    return st;
+}
+
+hs_status query_dominators_run(heap *h, query_progress_fn progress, void *progress_ctx,
+                               query_dominators **out, hs_error *err) {
+    *out = NULL;
+    query_dominators *d = calloc(1, sizeof *d);
+    if (!d)
+        return nomem(err);
+    d->h = h;
+    hs_status st = dom_map_init(&d->map, h, err);
+    if (st == HS_OK) {
+        mark_ctx x = {.m = &d->map};
+        query_traversal t = {.visit = mark, .ctx = &x, .progress = progress,
+                             .progress_ctx = progress_ctx};
+        const wire_ptr_list *roots = heap_roots(h), *saved = heap_saved_objects(h);
+        query_starts phases[2] = {{roots->items, roots->count}, {saved->items, saved->count}};
+        query_traversal_stats ts;
+        st = query_traverse_phases(h, phases, 2, &t, &ts, err);
+        if (st == HS_OK && x.failed)
+            st = nomem(err);
+        d->unreadable = ts.unreadable;
+    }
+    if (st == HS_OK)
+        st = dom_map_index(&d->map, err);
+    if (st == HS_OK)
+        st = compute(h, d, progress, progress_ctx, err);
+    if (st != HS_OK) {
+        query_dominators_free(d);
+        return st;
+    }
+    *out = d;
+    return HS_OK;
+}
+
+void query_dominators_free(query_dominators *d) {
+    if (!d)
+        return;
+    dom_map_free(&d->map);
+    dom_result_free(&d->res);
+    free(d);
+}
