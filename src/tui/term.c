@@ -326,19 +326,9 @@ int tui_read_key_or_fd(int timeout_ms, int fd) {
 
 /* ---- start and stop -------------------------------------------------- */
 
-hs_status tui_term_start(const tui_theme *theme, hs_error *err) {
-    if (T.active)
-        return HS_OK;
-    setlocale(LC_ALL, "");
-    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
-        return hs_fail(err, HS_ERR_USAGE, "the explorer needs a terminal (stdin and stdout)");
-    T.have_saved = tcgetattr(STDIN_FILENO, &T.saved) == 0;
-    T.screen = newterm(NULL, stdout, stdin);
-    if (!T.screen) {
-        const char *term = getenv("TERM");
-        return hs_fail(err, HS_ERR_USAGE, "cannot start the terminal (TERM=%s)",
-                       term ? term : "unset");
-    }
+/* What every screen gets once curses has one: modes, colours, the
+ * sequences that restore the terminal, and the extended keys. */
+static void set_up(const tui_theme *theme) {
     set_term(T.screen);
     T.active = true;
     static bool registered;
@@ -369,7 +359,40 @@ hs_status tui_term_start(const tui_theme *theme, hs_error *err) {
     find_ext_key("kRIT9", TUI_KEY_ALT_RIGHT);
     find_ext_key("kLFT4", TUI_KEY_ALT_LEFT);
     find_ext_key("kRIT4", TUI_KEY_ALT_RIGHT);
+}
+
+hs_status tui_term_start(const tui_theme *theme, hs_error *err) {
+    if (T.active)
+        return HS_OK;
+    setlocale(LC_ALL, "");
+    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
+        return hs_fail(err, HS_ERR_USAGE, "the explorer needs a terminal (stdin and stdout)");
+    T.have_saved = tcgetattr(STDIN_FILENO, &T.saved) == 0;
+    T.screen = newterm(NULL, stdout, stdin);
+    if (!T.screen) {
+        const char *term = getenv("TERM");
+        return hs_fail(err, HS_ERR_USAGE, "cannot start the terminal (TERM=%s)",
+                       term ? term : "unset");
+    }
+    set_up(theme);
     install_handlers();
+    return HS_OK;
+}
+
+hs_status tui_term_start_virtual(const tui_theme *theme, const char *term, int lines, int cols,
+                                 FILE *out, FILE *in, hs_error *err) {
+    if (T.active)
+        return hs_fail(err, HS_ERR_USAGE, "a screen is active already");
+    setlocale(LC_ALL, "");
+    T.have_saved = false; /* no terminal of ours to give back */
+    T.screen = newterm(term, out, in);
+    if (!T.screen)
+        return hs_fail(err, HS_ERR_USAGE, "cannot start a virtual screen (TERM=%s)", term);
+    set_up(theme);
+    if (resizeterm(lines, cols) != OK) {
+        tui_term_stop();
+        return hs_fail(err, HS_ERR_USAGE, "cannot size the virtual screen %dx%d", cols, lines);
+    }
     return HS_OK;
 }
 

@@ -3,12 +3,21 @@
 #define HEAPSCOPE_TUI_TERM_H
 
 #include <stdbool.h>
+#include <stdio.h>
+
+#include "heapscope/status.h"
+#include "heapscope/tui.h"
 
 /* Background cell of an LDV header whose closure was used (green). */
 int tui_ldv_attr(void);
 /* True when rows can be coloured by era (colours on, pairs available). */
 bool tui_term_era_colors(void);
 bool tui_term_active(void);
+/* A screen of lines x cols for terminal type `term` drawn into out (keys
+ * from in), for benchmarks: no terminal is touched and no signal handler
+ * installed. tui_term_stop ends it. */
+hs_status tui_term_start_virtual(const tui_theme *theme, const char *term, int lines, int cols,
+                                 FILE *out, FILE *in, hs_error *err);
 
 /* Tree markers: open / closed node, a newer-retains-older edge, "…". */
 const char *tui_glyph_open(void);
