@@ -37,11 +37,11 @@ typedef struct cli_common {
     bool leave_paused; /* do not resume when done */
     int depth;         /* show: levels below the closure (default 2) */
     const char *by;    /* census: bucket kind (default "type") */
-    long top;          /* census: rows shown, 0 = all */
+    long top;          /* census, strings: rows shown, 0 = all */
     long limit;        /* retainers, find: matches shown, 0 = all (default 100) */
     cli_filter_arg filters[CLI_MAX_FILTERS];
     size_t n_filters;
-    const char *output; /* snapshot: -o FILE */
+    const char *output; /* snapshot, dump: -o FILE */
     bool force;        /* snapshot: replace an existing FILE */
     bool demo;         /* --demo */
     const char *theme; /* explorer: --theme */
@@ -153,6 +153,8 @@ int cli_show(const char *target, const char *address, const cli_common *common);
 int cli_census(const char *target, const cli_common *common);
 int cli_retainers(const char *target, const cli_common *common);
 int cli_find(const char *target, const cli_common *common);
+int cli_strings(const char *target, const cli_common *common);
+int cli_dump(const char *target, const char *addr, const cli_common *common);
 /* heapscope cache list|clear */
 int cli_cache(const char *what, const cli_common *common);
 /* Writes one pause of target into a new snapshot file at common->output

@@ -345,6 +345,19 @@ hs_status heap_decode_named(heap *h, uint64_t addr, heap_closure *out, hs_error 
 hs_status heap_decode_known(heap *h, uint64_t addr, const uint8_t *bytes, size_t len,
                             const heap_info *info, heap_closure *out, hs_error *err);
 
+/* A byte array's payload (ARR_WORDS, of any size), a page at a time:
+ * copies up to cap bytes from byte `offset` of the payload of the closure
+ * at addr into buf, *got of them (0 at or past the end), and sets *total
+ * to the payload's length. An address where no closure lives fails as
+ * heap_decode_named does; a closure that is no ARR_WORDS is an
+ * HS_ERR_USAGE error naming its type. */
+hs_status heap_payload_read(heap *h, uint64_t addr, uint64_t offset, uint8_t *buf, size_t cap,
+                            size_t *got, uint64_t *total, hs_error *err);
+/* The byte offset inside arr's payload (arr a decoded ARR_WORDS) that
+ * the address ptr points at (an Addr# into a pinned array, as a
+ * ByteString holds); false when ptr is not inside it (its end included). */
+bool heap_payload_index(const heap *h, const heap_closure *arr, uint64_t ptr, uint64_t *off);
+
 /* The era of a closure's profiling header (retainers-and-eras.md §5):
  * true with *era set when the heap is era-profiled (+RTS -he) and the
  * closure has a header, else false. */

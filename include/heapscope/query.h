@@ -143,6 +143,9 @@ typedef enum query_filter_kind {
                                        (query_census_by_from_name) is exactly KEY; closures
                                        such a census does not count (non-thunks for
                                        "thunk") never match, inverted or not */
+    QUERY_FILTER_VALUE,             /* string or byte array whose value is the text (\xNN
+                                       escapes, as query_strings_escape writes): an
+                                       ARR_WORDS, Text, BS/PS, or (:) cell of a String */
     QUERY_FILTER_KIND_COUNT
 } query_filter_kind;
 
@@ -165,7 +168,7 @@ size_t query_filters_count(const query_filters *f);
  * "!Era range [2,∞)", "Closure type THUNK". */
 void query_filters_describe(const query_filters *f, size_t i, char *buf, size_t cap);
 /* "constructor", "exact", "closure-name", "address", "info", "type",
- * "min-size", "era", "cost-centre", "bucket": the option names of the kinds. */
+ * "min-size", "era", "cost-centre", "bucket", "value": the option names of the kinds. */
 const char *query_filter_kind_name(query_filter_kind kind);
 
 /* Whether this debuggee can evaluate a filter of this kind: an era filter
@@ -404,6 +407,74 @@ bool query_census_is_thunk(uint32_t type);
  * non-thunk under THUNK). May ask the source (info tables, IPE, CCS). */
 hs_status query_census_key(heap *h, query_census_by by, const heap_closure *c, char *buf,
                            size_t cap, bool *counted, hs_error *err);
+
+/* ---- strings and byte arrays ------------------------------------------ */
+
+/* What holds a value (bits: a row may group several). */
+enum {
+    QUERY_STRING_BYTES = 1u << 0,      /* an ARR_WORDS that no Text or ByteString holds */
+    QUERY_STRING_TEXT = 1u << 1,       /* text's Text: array, offset, length (UTF-16 in
+                                          text 1.x, whose value is shown as UTF-8) */
+    QUERY_STRING_BYTESTRING = 1u << 2, /* bytestring's BS (0.11+) or PS (0.10) */
+    QUERY_STRING_LIST = 1u << 3        /* String: (:) cells with C# heads ending in [] */
+};
+
+typedef struct query_strings_row {
+    unsigned kinds;      /* QUERY_STRING_* bits of its copies */
+    uint8_t *value;      /* value_len bytes (UTF-8 for Text and String), from malloc */
+    uint64_t value_len;
+    uint64_t count;      /* copies */
+    uint64_t bytes;      /* heap bytes of the copies (see query_strings_run) */
+    uint64_t wasted;     /* bytes of all copies but the smallest */
+    uint64_t first;      /* the first copy found (breadth first): its Text, BS/PS,
+                            ARR_WORDS or first (:) cell */
+    uint64_t first_array; /* the ARR_WORDS holding the first copy's bytes, 0 for a String */
+} query_strings_row;
+
+typedef struct query_strings {
+    query_strings_row *rows; /* sorted by wasted bytes, then bytes, descending; then value */
+    size_t n_rows;
+    uint64_t total_count, total_bytes, total_wasted;
+    uint64_t external;   /* ByteStrings whose bytes are outside the GHC heap (malloc'd,
+                            static): their value cannot be read, they are not counted */
+    uint64_t skipped;    /* Text/ByteString slices outside their array, and lists of C#
+                            not fully evaluated, or longer than QUERY_STRINGS_MAX_LIST */
+    query_unreadable unreadable; /* closures left out: they could not be read */
+} query_strings;
+
+#define QUERY_STRINGS_MAX_LIST (UINT64_C(1) << 22) /* characters of one String */
+
+typedef struct query_strings_spec {
+    query_filters *filters;     /* NULL or empty: every copy counts; else only copies
+                                   whose closure (Text, BS/PS, ARR_WORDS, first (:)
+                                   cell) matches; the traversal still goes everywhere */
+    bool prepared;              /* the caller already ran query_filters_prepare */
+    query_progress_fn progress; /* optional: progress and cancel */
+    void *progress_ctx;
+} query_strings_spec;
+
+/* Groups by value the strings and byte arrays reachable from the GC roots.
+ * A copy's bytes are its own closures: a Text or ByteString counts its
+ * constructor plus its array (and a ByteString its PlainPtr/MallocPtr)
+ * when it is the first (breadth first) to hold that array, so an array
+ * shared by slices is counted once; an array held by no Text or
+ * ByteString is a copy of its own (kind QUERY_STRING_BYTES); a String
+ * counts its (:) cells and heap C# boxes not already counted by an earlier
+ * String (tails are shared). A String is counted once, at its first cell:
+ * a cell that is the tail of another String's cell is part of that String,
+ * not a String of its own. */
+hs_status query_strings_run(heap *h, const query_strings_spec *spec, query_strings *out,
+                            hs_error *err);
+void query_strings_free(query_strings *s);
+/* "ARR_WORDS", "Text", "ByteString", "String", comma-joined for several. */
+void query_strings_kinds_text(unsigned kinds, char *buf, size_t cap);
+/* A value as text: printable ASCII and valid UTF-8 above it as they are,
+ * '\' as "\\", every other byte as \xNN (what a value filter takes).
+ * Writes at most cap - 1 characters, never half an escape, and returns how
+ * many value bytes that covered (n when all of it fitted). */
+size_t query_strings_escape(const uint8_t *v, size_t n, char *buf, size_t cap);
+/* The escaped text of a whole value, from malloc (NULL when out of memory). */
+char *query_strings_escape_all(const uint8_t *v, size_t n);
 
 /* A Haskell integer literal (retainers-and-eras.md §4.4): decimal or 0x hex,
  * spaces around it, a leading '-' allowed. False when malformed or out of

@@ -45,6 +45,16 @@ static int run_snapshot(char **args, int n_args, const cli_common *common) {
     return cli_snapshot(args[0], common);
 }
 
+static int run_strings(char **args, int n_args, const cli_common *common) {
+    (void)n_args;
+    return cli_strings(args[0], common);
+}
+
+static int run_dump(char **args, int n_args, const cli_common *common) {
+    (void)n_args;
+    return cli_dump(args[0], args[1], common);
+}
+
 /* ---- the man page's COMMANDS entries (roff) ---- */
 
 static const char man_snapshot[] =
@@ -280,6 +290,95 @@ static const char man_cache[] =
     "foreign\n"
     ".BR cache.db ).\n";
 
+static const char man_strings[] =
+    "The strings and byte arrays reachable from the GC roots, grouped by\n"
+    "value, the most bytes wasted by duplicates first: byte arrays\n"
+    "(ARR_WORDS),\n"
+    ".B Text\n"
+    "(text 2 stores UTF-8; text 1, as GHC 9.0 ships it, UTF-16, shown as\n"
+    "UTF-8),\n"
+    ".B ByteString\n"
+    "(bytestring's\n"
+    ".B BS\n"
+    "and, before 0.11,\n"
+    ".BR PS ,\n"
+    "over a\n"
+    ".B PlainPtr\n"
+    "or\n"
+    ".BR MallocPtr )\n"
+    "and\n"
+    ".B String\n"
+    "(a list of\n"
+    ".B C#\n"
+    "boxes ending in\n"
+    ".BR [] ,\n"
+    "counted once, at its first cell: the tails a list is made of are part of\n"
+    "it, not strings of their own).\n"
+    "Per value: the bytes wasted by its duplicates (the bytes of all copies\n"
+    "but the smallest), the bytes of all copies, their count, the value's\n"
+    "length in bytes, the kinds holding it and the value, cut at 48\n"
+    "characters. A copy's bytes are its own closures: a\n"
+    ".B Text\n"
+    "or\n"
+    ".B ByteString\n"
+    "counts its constructor and its array (and contents) when it is the\n"
+    "first to hold them, so an array shared by slices counts once; an array\n"
+    "that none holds is a copy of its own; a\n"
+    ".B String\n"
+    "counts its cells and heap\n"
+    ".B C#\n"
+    "boxes not already counted. Values are shown with\n"
+    ".B \\ex\\fINN\\fP\n"
+    "escapes for bytes that are not printable ASCII or UTF-8, as\n"
+    ".B \\-\\-value\n"
+    "takes them. Not counted (a line says how many):\n"
+    ".BR ByteString s\n"
+    "whose bytes live outside the GHC heap, and lists of characters not\n"
+    "fully evaluated. Filters count only the copies whose closure matches.\n"
+    ".BI \\-\\-top \" N\"\n"
+    "shows the first N values. With\n"
+    ".BR \\-\\-json :\n"
+    ".BR total_count ,\n"
+    ".BR total_bytes ,\n"
+    ".BR total_wasted ,\n"
+    ".B distinct\n"
+    "(values),\n"
+    ".BR external ,\n"
+    ".BR skipped ,\n"
+    ".B rows\n"
+    "of\n"
+    ".B kinds\n"
+    "(comma-joined),\n"
+    ".B value\n"
+    "(escaped, at most 1024 characters),\n"
+    ".B complete\n"
+    "(false when cut),\n"
+    ".BR length ,\n"
+    ".BR count ,\n"
+    ".BR bytes ,\n"
+    ".BR wasted ,\n"
+    ".B first\n"
+    "(the address of the first copy) and\n"
+    ".B first_array\n"
+    "(the byte array holding it, for\n"
+    ".BR dump ;\n"
+    "null for a String), and\n"
+    ".BR unreadable .\n";
+
+static const char man_dump[] =
+    "Write the bytes of the byte array (ARR_WORDS) at\n"
+    ".I ADDR\n"
+    "\\(em exactly its payload, of any size \\(em to the file given by\n"
+    ".BR \\-o ,\n"
+    "replacing it. An address where no closure lives in this pause, or a\n"
+    "closure that is not a byte array, is an error saying so, and no file is\n"
+    "written. With\n"
+    ".BR \\-\\-json :\n"
+    ".BR file ,\n"
+    ".B address\n"
+    "and\n"
+    ".BR bytes .\n";
+
 const cli_command cli_command_table[CLI_N_COMMANDS] = {
     [CLI_EXPLORER] = {NULL, "[TARGET]", 0, 1, true, NULL,
                       "the explorer, in the terminal", NULL},
@@ -300,4 +399,9 @@ const cli_command cli_command_table[CLI_N_COMMANDS] = {
                    "the recorded pauses and the cache's size, or clear it", man_cache},
     [CLI_SNAPSHOT] = {"snapshot", "TARGET", 1, 1, true, run_snapshot,
                       "write one pause into a snapshot file", man_snapshot},
+    [CLI_STRINGS] = {"strings", "TARGET [FILTERS]", 1, 1, true, run_strings,
+                     "strings and byte arrays grouped by value, most wasted bytes first",
+                     man_strings},
+    [CLI_DUMP] = {"dump", "TARGET ADDR", 2, 2, true, run_dump,
+                  "write the bytes of one byte array (ARR_WORDS) to a file", man_dump},
 };

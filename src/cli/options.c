@@ -110,8 +110,9 @@ int cli_set_filter(cli_parsed *p, const cli_option *o, const char *value, bool i
 #define TARGETED (CLI_ON_BATCH & ~CLI_ON(CACHE))  /* the commands that read a target */
 #define SESSION (TARGETED & ~CLI_ON(INFO))         /* the commands that pause */
 #define SEARCH (CLI_ON(RETAINERS) | CLI_ON(FIND))
+#define FILTERED (SEARCH | CLI_ON(STRINGS)) /* the commands that take filters */
 #define FILTER(name, arg, kind, help, man)                                                      \
-    {name, 0, arg, false, SEARCH, cli_set_filter, 0, 0, 0, kind, help, man}
+    {name, 0, arg, false, FILTERED, cli_set_filter, 0, 0, 0, kind, help, man}
 
 const cli_option cli_option_table[] = {
     {"demo", 0, NULL, false, CLI_ON(EXPLORER), set_flag, FIELD(demo), 0, 0, 0,
@@ -193,13 +194,16 @@ const cli_option cli_option_table[] = {
      ".B source\n"
      "(see\n"
      ".BR census ).\n"},
-    {"top", 0, "N", false, CLI_ON(CENSUS), set_long, FIELD(top), 0, 1000000000, 0,
+    {"top", 0, "N", false, CLI_ON(CENSUS) | CLI_ON(STRINGS), set_long, FIELD(top), 0, 1000000000, 0,
      "show the N largest rows (default all)",
      "the number of rows shown (0, the default, shows all).\n"},
-    {"output", 'o', "FILE", false, CLI_ON(SNAPSHOT), set_text, FIELD(output), 0, 0, 0,
-     "the snapshot file to write",
+    {"output", 'o', "FILE", false, CLI_ON(SNAPSHOT) | CLI_ON(DUMP), set_text, FIELD(output), 0,
+     0, 0, "the snapshot file to write (dump: the file for the bytes)",
      "the snapshot file to write (see\n"
-     ".BR \"SNAPSHOT FILES\" ).\n"},
+     ".BR \"SNAPSHOT FILES\" );\n"
+     "for\n"
+     ".BR dump ,\n"
+     "the file to write the bytes to.\n"},
     {"force", 0, NULL, false, CLI_ON(SNAPSHOT), set_flag, FIELD(force), 0, 0, 0,
      "replace an existing snapshot file",
      "replace the file given by\n"
@@ -293,6 +297,30 @@ const cli_option cli_option_table[] = {
            "from the main stack down the cost-centre tree, the stacks whose cost\n"
            "centre has that id and every stack below them (profiled debuggees only;\n"
            "an error otherwise).\n"),
+    FILTER("value", "TEXT", QUERY_FILTER_VALUE,
+           "string or byte array whose value is TEXT (\\xNN escapes, as strings shows)",
+           "The closure is a byte array (ARR_WORDS), a\n"
+           ".BR Text ,\n"
+           "a\n"
+           ".B ByteString\n"
+           "or the first cell of a\n"
+           ".B String\n"
+           "whose value is exactly\n"
+           ".IR TEXT ,\n"
+           "written as\n"
+           ".B strings\n"
+           "shows values:\n"
+           ".B \\ex\\fINN\\fP\n"
+           "(two hex digits) for a byte,\n"
+           ".B \\e\\e\n"
+           "for a backslash, any other character as itself (UTF-8). A\n"
+           ".B Text\n"
+           "or\n"
+           ".B ByteString\n"
+           "whose array holds exactly the value matches with its array, and the\n"
+           "tail of a\n"
+           ".B String\n"
+           "matches when it equals the value.\n"),
     {"theme", 0, "NAME", false, CLI_ON(EXPLORER), set_text, FIELD(theme), 0, 0, 0,
      "explorer colours: themes/NAME.theme (default, light, high-contrast, or your own)",
      "The explorer's colour theme (default\n"

@@ -24,6 +24,8 @@ typedef enum cli_command_id {
     CLI_FIND,
     CLI_CACHE,
     CLI_SNAPSHOT,
+    CLI_STRINGS,
+    CLI_DUMP,
     CLI_N_COMMANDS
 } cli_command_id;
 

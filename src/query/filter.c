@@ -12,6 +12,7 @@
 #include "filter_internal.h"
 #include "heapscope/closure_type.h"
 #include "heapscope/grow.h"
+#include "strings_internal.h"
 
 #define INFO_CACHE_SLOTS 1024 /* power of two */
 
@@ -35,6 +36,7 @@ typedef struct query_filter {
     bool asked, had_ipe;   /* closure-name: asked about an info table, one had IPE */
     u64map ccs;            /* cost centre: the selected stacks */
     query_bucket *bucket;  /* bucket: BY=KEY */
+    strings_value_filter *string_value; /* value */
 } query_filter;
 
 struct query_filters {
@@ -60,6 +62,7 @@ static const char *const kind_names[QUERY_FILTER_KIND_COUNT] = {
     [QUERY_FILTER_INFO] = "info",                 [QUERY_FILTER_TYPE] = "type",
     [QUERY_FILTER_MIN_SIZE] = "min-size",         [QUERY_FILTER_ERA] = "era",
     [QUERY_FILTER_COST_CENTRE] = "cost-centre",   [QUERY_FILTER_BUCKET] = "bucket",
+    [QUERY_FILTER_VALUE] = "value",
 };
 
 /* The filter list's labels, each naming what it matches (ghc-debug's
@@ -76,6 +79,7 @@ static const char *const row_labels[QUERY_FILTER_KIND_COUNT] = {
     [QUERY_FILTER_ERA] = "Era range",
     [QUERY_FILTER_COST_CENTRE] = "CC Id",
     [QUERY_FILTER_BUCKET] = "Census bucket",
+    [QUERY_FILTER_VALUE] = "String value",
 };
 
 const char *query_filter_kind_name(query_filter_kind kind) {
@@ -93,6 +97,7 @@ static void filter_free(query_filter *q) {
     free(q->cache);
     u64map_free(&q->ccs);
     query_bucket_free(q->bucket);
+    strings_value_filter_free(q->string_value);
 }
 
 void query_filters_free(query_filters *f) {
@@ -161,6 +166,8 @@ static hs_status parse_value(query_filter *q, const char *text, hs_error *err) {
         return query_era_range_parse(text, &q->era, err);
     case QUERY_FILTER_BUCKET:
         return query_bucket_parse(text, &q->bucket, err);
+    case QUERY_FILTER_VALUE:
+        return strings_value_filter_new(text, &q->string_value, err);
     default:
         return hs_fail(err, HS_ERR_USAGE, "unknown filter kind %d", (int)q->kind);
     }
@@ -262,6 +269,8 @@ hs_status query_filters_prepare(query_filters *f, heap *h, hs_error *err) {
         if (q->cache)
             memset(q->cache, 0, sizeof *q->cache);
         q->asked = q->had_ipe = false;
+        if (q->string_value)
+            strings_value_filter_forget(q->string_value);
         hs_status st = query_filter_usable(q->kind, h, err);
         if (st != HS_OK)
             return st;
@@ -361,6 +370,12 @@ static hs_status one(query_filter *q, heap *h, const heap_closure *c, bool *out,
             *out = false;
             return HS_OK;
         }
+        break;
+    }
+    case QUERY_FILTER_VALUE: {
+        hs_status st = strings_value_filter_match(q->string_value, h, c, &pred, err);
+        if (st != HS_OK)
+            return st;
         break;
     }
     default: pred = false; break;

@@ -22,7 +22,8 @@ MAN = sys.argv.pop(1)
 BLOCKS = {"commands": "COMMANDS", "options": "OPTIONS", "filters": "FILTERS"}
 # A well-formed value for each kind of option value, to test where it applies.
 SAMPLES = {"MS": "1000", "N": "1", "KIND": "type", "REGEX": "x", "NAME": "x", "0xA": "0x10",
-           "0xP": "0x10", "TYPE": "THUNK", "RANGE": "1", "ID": "1", "SIZE": "1G"}
+           "0xP": "0x10", "TYPE": "THUNK", "RANGE": "1", "ID": "1", "SIZE": "1G",
+           "TEXT": "x"}
 MISSING_SOCKET = "/nonexistent/heapscope-doc-test.sock"
 
 
@@ -64,7 +65,8 @@ class CliDoc(unittest.TestCase):
 
     def test_tables_are_not_empty(self):
         self.assertEqual(set(self.commands),
-                         {"info", "roots", "show", "census", "retainers", "find", "cache", "snapshot"})
+                         {"info", "roots", "show", "census", "retainers", "find", "cache", "snapshot",
+                          "strings", "dump"})
         names = [o["name"] for o in self.options]
         for wanted in ("--json", "--timeout", "--depth", "--limit", "--constructor",
                        "--not-era", "--theme", "--keys", "--help", "--version"):
@@ -115,7 +117,7 @@ class CliDoc(unittest.TestCase):
                         continue  # it would start the demo; test_cli.py runs it
                     args = [o["name"], *value]
                 else:
-                    operands = [MISSING_SOCKET] + (["0x10"] if command == "show" else [])
+                    operands = [MISSING_SOCKET] + (["0x10"] if command in ("show", "dump") else [])
                     args = [command, *operands, o["name"], *value]
                 r = run(*args)
                 refused = "does not apply" in r.stderr or "takes no target" in r.stderr

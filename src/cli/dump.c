@@ -1,0 +1,87 @@
+/* heapscope dump TARGET ADDR -o FILE: the payload of one byte array
+ * (ARR_WORDS), exactly its bytes, read a page at a time. The file is
+ * written next to its final name and renamed into place, so a failure
+ * leaves no partial file behind. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "heapscope/cli.h"
+#include "heapscope/query.h"
+#include "output.h"
+
+#define PAGE (1u << 20)
+
+static hs_status write_payload(heap *h, uint64_t addr, FILE *f, uint64_t *total,
+                               hs_error *err) {
+    uint8_t *buf = malloc(PAGE);
+    if (!buf)
+        return hs_fail(err, HS_ERR_NOMEM, "out of memory");
+    hs_status st = HS_OK;
+    uint64_t off = 0;
+    *total = 0;
+    do {
+        size_t got;
+        st = heap_payload_read(h, addr, off, buf, PAGE, &got, total, err);
+        if (st == HS_OK && got && fwrite(buf, 1, got, f) != got)
+            st = hs_fail(err, HS_ERR_IO, "writing: %s", strerror(errno));
+        off += got;
+    } while (st == HS_OK && off < *total && cli_keep_going());
+    if (st == HS_OK && off < *total)
+        st = hs_fail(err, HS_ERR_CANCELLED, "cancelled");
+    free(buf);
+    return st;
+}
+
+int cli_dump(const char *target, const char *addr_text, const cli_common *common) {
+    uint64_t addr;
+    if (!query_parse_hex_address(addr_text, &addr)) {
+        fprintf(stderr, "heapscope: ADDR wants 0x followed by 1 to 16 hex digits, not '%s'\n",
+                addr_text);
+        return 2;
+    }
+    if (!common->output || !*common->output) {
+        fputs("heapscope: dump needs -o FILE, the file to write the bytes to\n", stderr);
+        return 2;
+    }
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.heapscope-part", common->output) >= (int)sizeof tmp) {
+        fputs("heapscope: -o: the file name is too long\n", stderr);
+        return 2;
+    }
+    hs_error err = {0};
+    cli_session s;
+    if (cli_session_open(target, common, &s, &err) != HS_OK)
+        return cli_report(&err);
+    uint64_t total = 0;
+    hs_status st = HS_OK;
+    FILE *f = fopen(tmp, "wb");
+    if (!f)
+        st = hs_fail(&err, HS_ERR_IO, "%s: %s", tmp, strerror(errno));
+    if (st == HS_OK)
+        st = write_payload(s.heap, addr, f, &total, &err);
+    if (f && fclose(f) != 0 && st == HS_OK)
+        st = hs_fail(&err, HS_ERR_IO, "%s: %s", tmp, strerror(errno));
+    if (st == HS_OK && rename(tmp, common->output) != 0)
+        st = hs_fail(&err, HS_ERR_IO, "%s: %s", common->output, strerror(errno));
+    if (st != HS_OK && f)
+        remove(tmp);
+    if (st == HS_OK) {
+        if (common->json) {
+            fputs("{\"file\": ", stdout);
+            cli_json_string(stdout, common->output);
+            printf(", \"address\": \"0x%" PRIx64 "\", \"bytes\": %" PRIu64 "}\n",
+                   wire_untag(addr), total);
+        } else {
+            printf("wrote %" PRIu64 " bytes of the byte array at 0x%" PRIx64 " to %s\n", total,
+                   wire_untag(addr), common->output);
+        }
+    }
+    hs_error close_err = {0};
+    hs_status cst = cli_session_close(&s, common, &close_err);
+    if (st != HS_OK)
+        return cli_report(&err);
+    return cst == HS_OK ? 0 : cli_report(&close_err);
+}

@@ -1,0 +1,179 @@
+/* The strings analysis: one breadth-first traversal from the GC roots
+ * collects every byte array, Text, ByteString, ForeignPtr contents, (:)
+ * cell and C# box it meets (strings_collect.h); strings_rows.c then puts
+ * values together and groups them. Only closures of those info tables are
+ * shown to the visitor (query_traversal.wants). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "heapscope/grow.h"
+#include "strings_collect.h"
+
+#define ROLE_SLOTS 512 /* direct-mapped info pointer -> role cache, power of two */
+
+typedef struct strings_ctx {
+    strings_collect col;
+    query_filters *filters; /* NULL when there are none */
+    uint64_t role_keys[ROLE_SLOTS];
+    uint8_t role_vals[ROLE_SLOTS];
+    hs_status st;
+    hs_error err;
+} strings_ctx;
+
+static strings_role role_cached(strings_ctx *x, const heap_info *info) {
+    size_t slot = (size_t)(info->ptr >> 3 ^ info->ptr >> 13) & (ROLE_SLOTS - 1);
+    if (x->role_keys[slot] != info->ptr) {
+        x->role_keys[slot] = info->ptr;
+        x->role_vals[slot] = (uint8_t)strings_role_of(info);
+    }
+    return (strings_role)x->role_vals[slot];
+}
+
+static bool wants(void *ctx, heap *h, const heap_info *info) {
+    (void)h;
+    return role_cached(ctx, info) != ROLE_NONE;
+}
+
+/* Appends one zeroed element to a list; NULL when out of memory. */
+#define S_PUSH(list) \
+    (hs_grow((void **)&(list).items, &(list).cap, (list).count + 1, sizeof *(list).items) \
+         ? memset(&(list).items[(list).count++], 0, sizeof *(list).items) \
+         : NULL)
+
+static query_action fail(strings_ctx *x, hs_status st) {
+    if (st == HS_ERR_NOMEM)
+        hs_fail(&x->err, st, "out of memory collecting strings");
+    x->st = st;
+    return QUERY_STOP;
+}
+
+static query_action visit(void *ctx, heap *h, const heap_closure *c, uint32_t depth) {
+    (void)depth;
+    strings_ctx *x = ctx;
+    if (!c->info)
+        return QUERY_CONTINUE;
+    strings_role role = role_cached(x, c->info);
+    bool matched = true;
+    if (x->filters && role != ROLE_CONTENTS && role != ROLE_CHAR && role != ROLE_NIL) {
+        hs_status st = query_filters_match(x->filters, h, c, &matched, &x->err);
+        if (st != HS_OK)
+            return fail(x, st);
+    }
+    strings_collect *s = &x->col;
+    switch (role) {
+    case ROLE_BYTES: {
+        s_array *a = S_PUSH(s->arrays);
+        if (!a)
+            return fail(x, HS_ERR_NOMEM);
+        *a = (s_array){c->addr, c->bytes, c->count, c->size, matched, false};
+        break;
+    }
+    case ROLE_TEXT8:
+    case ROLE_TEXT16:
+    case ROLE_BS:
+    case ROLE_PS: {
+        if (c->n_edges < 1)
+            break;
+        s_holder *o = S_PUSH(s->holders);
+        if (!o)
+            return fail(x, HS_ERR_NOMEM);
+        *o = (s_holder){.addr = c->addr, .target = c->edges[0].addr, .size = c->size,
+                        .role = (uint8_t)role, .matched = matched};
+        for (size_t i = 0; i < c->n_words && i < 3; i++)
+            o->words[i] = c->words[i];
+        break;
+    }
+    case ROLE_CONTENTS: {
+        if (c->n_edges < 1)
+            break;
+        s_contents *o = S_PUSH(s->contents);
+        if (!o)
+            return fail(x, HS_ERR_NOMEM);
+        *o = (s_contents){c->addr, c->edges[0].addr, c->size, false};
+        break;
+    }
+    case ROLE_CONS: {
+        if (c->n_edges < 2)
+            break;
+        s_cell *o = S_PUSH(s->cells);
+        if (!o)
+            return fail(x, HS_ERR_NOMEM);
+        *o = (s_cell){.addr = c->addr, .head = c->edges[0].addr, .tail = c->edges[1].addr,
+                      .size = c->size, .matched = matched};
+        break;
+    }
+    case ROLE_CHAR: {
+        if (c->n_words < 1)
+            break;
+        s_char *o = S_PUSH(s->chars);
+        if (!o)
+            return fail(x, HS_ERR_NOMEM);
+        *o = (s_char){c->addr, (uint32_t)(c->words[0] > 0x10FFFF ? 0xFFFFFFFF : c->words[0]),
+                      c->size, heap_in_blocks(h, c->addr), false};
+        break;
+    }
+    case ROLE_NIL:
+        if (!u64map_put(&s->nils, c->addr, 1))
+            return fail(x, HS_ERR_NOMEM);
+        break;
+    default: break;
+    }
+    return QUERY_CONTINUE;
+}
+
+void strings_collect_free(strings_collect *s) {
+    free(s->arrays.items);
+    u64map_free(&s->arrays.index);
+    free(s->holders.items);
+    u64map_free(&s->holders.index);
+    free(s->contents.items);
+    u64map_free(&s->contents.index);
+    free(s->cells.items);
+    u64map_free(&s->cells.index);
+    free(s->chars.items);
+    u64map_free(&s->chars.index);
+    u64map_free(&s->nils);
+}
+
+hs_status query_strings_run(heap *h, const query_strings_spec *spec, query_strings *out,
+                            hs_error *err) {
+    memset(out, 0, sizeof *out);
+    query_strings_spec none = {0};
+    if (!spec)
+        spec = &none;
+    hs_status st = HS_OK;
+    if (spec->filters && !spec->prepared)
+        st = query_filters_prepare(spec->filters, h, err);
+    if (st != HS_OK)
+        return st;
+    strings_ctx *x = calloc(1, sizeof *x);
+    if (!x)
+        return hs_fail(err, HS_ERR_NOMEM, "out of memory");
+    x->filters = query_filters_count(spec->filters) ? spec->filters : NULL;
+    query_traversal t = {.visit = visit, .ctx = x, .wants = wants, .progress = spec->progress,
+                         .progress_ctx = spec->progress_ctx};
+    const wire_ptr_list *roots = heap_roots(h);
+    query_traversal_stats stats;
+    st = query_traverse(h, roots->items, roots->count, &t, &stats, err);
+    if (st == HS_OK && x->st != HS_OK) {
+        st = x->st;
+        if (err)
+            *err = x->err;
+    }
+    if (st == HS_OK)
+        st = strings_rows_make(h, &x->col, out, err);
+    if (st == HS_OK)
+        out->unreadable = stats.unreadable;
+    else
+        query_strings_free(out);
+    strings_collect_free(&x->col);
+    free(x);
+    return st;
+}
+
+void query_strings_free(query_strings *s) {
+    for (size_t i = 0; i < s->n_rows; i++)
+        free(s->rows[i].value);
+    free(s->rows);
+    memset(s, 0, sizeof *s);
+}

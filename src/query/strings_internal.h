@@ -1,0 +1,51 @@
+/* Pieces of the strings analysis and the value filter (private to src/query). */
+#ifndef HEAPSCOPE_QUERY_STRINGS_INTERNAL_H
+#define HEAPSCOPE_QUERY_STRINGS_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "heapscope/query.h"
+
+/* What a closure is to the analysis, from its info table alone. */
+typedef enum strings_role {
+    ROLE_NONE,
+    ROLE_BYTES,    /* ARR_WORDS */
+    ROLE_TEXT8,    /* text 2.x Text: array, byte offset, byte length */
+    ROLE_TEXT16,   /* text 1.x Text: array, offset and length in UTF-16 units */
+    ROLE_BS,       /* bytestring 0.11+ BS: contents; Addr#, length */
+    ROLE_PS,       /* bytestring 0.10 PS: contents; Addr#, offset, length */
+    ROLE_CONTENTS, /* PlainPtr / MallocPtr: its first pointer is the array */
+    ROLE_CONS,     /* (:) */
+    ROLE_CHAR,     /* C# */
+    ROLE_NIL       /* [] */
+} strings_role;
+
+strings_role strings_role_of(const heap_info *info);
+
+/* The bytes [*off, *off + *len) of arr's payload that the Text or
+ * ByteString c (role) designates; for a ByteString, arr is the array under
+ * its contents. False when the slice is not inside the array. For
+ * ROLE_TEXT16 the bytes are UTF-16LE. */
+bool strings_slice(const heap *h, strings_role role, const uint64_t *words, size_t n_words,
+                   const heap_closure *arr, uint64_t *off, uint64_t *len);
+
+/* UTF-8 of a code point (surrogates too, so no Char is lost); 0 for a
+ * value above U+10FFFF. */
+size_t strings_utf8(uint32_t cp, uint8_t out[4]);
+/* UTF-16LE -> UTF-8 (an unpaired surrogate becomes U+FFFD); dst holds at
+ * least 3 bytes per unit. Returns the bytes written. */
+size_t strings_utf16_to_utf8(const uint8_t *src, size_t units, uint8_t *dst);
+
+/* The value filter (filter_value.c). */
+typedef struct strings_value_filter strings_value_filter;
+hs_status strings_value_filter_new(const char *text, strings_value_filter **out, hs_error *err);
+void strings_value_filter_free(strings_value_filter *f);
+/* Forgets what it learnt of info tables (before matching on another heap). */
+void strings_value_filter_forget(strings_value_filter *f);
+/* Whether c is a string or byte array whose value is the filter's. */
+hs_status strings_value_filter_match(strings_value_filter *f, heap *h, const heap_closure *c,
+                                     bool *out, hs_error *err);
+
+#endif

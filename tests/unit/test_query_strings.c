@@ -1,0 +1,317 @@
+/* The strings analysis (grouping by value, what a copy's bytes are, Text
+ * 1.x and 2.x, BS and PS, Strings and their shared tails, what is not
+ * counted), the value filter, the escaping of values, and the paged read
+ * of a byte array's payload, on small heaps built by hand. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "heapscope/closure_type.h"
+#include "heapscope/query.h"
+#include "query_heap.h"
+
+#define TEXT2 "text-2.1.1:Data.Text.Internal.Text"
+#define TEXT1 "text-1.2.5.0:Data.Text.Internal.Text"
+#define BS "bytestring-0.11.5.3:Data.ByteString.Internal.Type.BS"
+#define PS "bytestring-0.10.12.1:Data.ByteString.Internal.PS"
+#define PLAIN "base:GHC.ForeignPtr.PlainPtr"
+#define CONS "ghc-prim:GHC.Types.:"
+#define CHAR "ghc-prim:GHC.Types.C#"
+#define NIL "ghc-prim:GHC.Types.[]"
+
+/* Header 8 bytes (not profiled): sizes below are 8 + 8 x words. */
+static uint64_t arr(qh *q, const void *bytes, size_t n) {
+    size_t words = (n + 7) / 8;
+    uint64_t a = qh_plain(q, HS_ARR_WORDS, 0, NULL, 1 + (uint32_t)words);
+    qh_set_ptr(q, a, 0, n);
+    for (size_t w = 0; w < words; w++) {
+        uint64_t v = 0;
+        for (size_t i = 0; i < 8 && 8 * w + i < n; i++)
+            v |= (uint64_t)((const uint8_t *)bytes)[8 * w + i] << (8 * i);
+        qh_set_ptr(q, a, 1 + (uint32_t)w, v);
+    }
+    return a;
+}
+
+static uint64_t text(qh *q, const char *desc, uint64_t array, uint64_t off, uint64_t len) {
+    uint64_t t = qh_con(q, desc, 1, &array, 2);
+    qh_set_ptr(q, t, 1, off);
+    qh_set_ptr(q, t, 2, len);
+    return t;
+}
+
+/* A BS (or a PS with offset off) over a PlainPtr over array. */
+static uint64_t bytestring(qh *q, bool ps, uint64_t array, uint64_t off, uint64_t len) {
+    uint64_t contents = qh_con(q, PLAIN, 1, &array, 0);
+    uint64_t b = qh_con(q, ps ? PS : BS, 1, &contents, ps ? 3 : 2);
+    qh_set_ptr(q, b, 1, array + 8 + 8 + (ps ? 0 : off)); /* Addr# into the payload */
+    qh_set_ptr(q, b, 2, ps ? off : len);
+    if (ps)
+        qh_set_ptr(q, b, 3, len);
+    return b;
+}
+
+static uint64_t chr(qh *q, uint32_t cp) {
+    uint64_t c = qh_con(q, CHAR, 0, NULL, 1);
+    qh_set_ptr(q, c, 0, cp);
+    return c;
+}
+
+static uint64_t cons(qh *q, uint64_t head, uint64_t tail) {
+    uint64_t p[2] = {head, tail};
+    return qh_con(q, CONS, 2, p, 0);
+}
+
+/* "s" as a fresh list ending in tail. */
+static uint64_t string(qh *q, const char *s, uint64_t tail) {
+    size_t n = strlen(s);
+    uint64_t l = tail;
+    for (size_t i = n; i-- > 0;)
+        l = cons(q, chr(q, (uint8_t)s[i]), l);
+    return l;
+}
+
+static void run(qh *q, query_filters *f, query_strings *out) {
+    heap *h = qh_open(q);
+    hs_error err = {0};
+    query_strings_spec spec = {.filters = f};
+    cr_assert_eq(query_strings_run(h, &spec, out, &err), HS_OK, "%s", err.message);
+}
+
+static const query_strings_row *row(const query_strings *s, const char *value) {
+    for (size_t i = 0; i < s->n_rows; i++)
+        if (s->rows[i].value_len == strlen(value) &&
+            memcmp(s->rows[i].value, value, strlen(value)) == 0)
+            return &s->rows[i];
+    return NULL;
+}
+
+Test(query_strings, text_and_byte_array_copies_group_by_value) {
+    qh *q = qh_new(WIRE_PROF_NONE);
+    uint64_t a1 = arr(q, "hello", 5), a2 = arr(q, "hello", 5), a3 = arr(q, "hello", 5);
+    qh_root(q, text(q, TEXT2, a1, 0, 5));
+    qh_root(q, text(q, TEXT2, a2, 0, 5));
+    qh_root(q, a3); /* held by no Text: a copy of its own */
+    qh_root(q, arr(q, "unique", 6));
+    query_strings s;
+    run(q, NULL, &s);
+    const query_strings_row *r = row(&s, "hello");
+    cr_assert(r);
+    cr_expect_eq(r->count, 3);
+    cr_expect_eq(r->kinds, QUERY_STRING_TEXT | QUERY_STRING_BYTES);
+    cr_expect_eq(r->bytes, 2 * (32 + 24) + 24); /* Text 32 + its array 24, array 24 */
+    cr_expect_eq(r->wasted, r->bytes - 24);     /* all but the smallest copy */
+    cr_expect_eq(s.rows[0].value_len, 5, "sorted by wasted bytes");
+    const query_strings_row *u = row(&s, "unique");
+    cr_assert(u);
+    cr_expect_eq(u->count, 1);
+    cr_expect_eq(u->wasted, 0);
+    cr_expect_eq(s.n_rows, 2);
+    cr_expect_eq(s.total_count, 4);
+    query_strings_free(&s);
+    qh_free(q);
+}
+
+Test(query_strings, slices_of_one_array_count_it_once) {
+    qh *q = qh_new(WIRE_PROF_NONE);
+    uint64_t a = arr(q, "hello world", 11);
+    qh_root(q, text(q, TEXT2, a, 0, 5));
+    qh_root(q, text(q, TEXT2, a, 6, 5));
+    qh_root(q, text(q, TEXT2, a, 6, 6)); /* past the end: skipped */
+    query_strings s;
+    run(q, NULL, &s);
+    const query_strings_row *hello = row(&s, "hello"), *world = row(&s, "world");
+    cr_assert(hello && world);
+    cr_expect_eq(hello->bytes, 32 + 32, "the first Text holds the array");
+    cr_expect_eq(world->bytes, 32);
+    cr_expect_eq(hello->first_array, a);
+    cr_expect_eq(s.n_rows, 2, "no row for the array itself");
+    cr_expect_eq(s.skipped, 1);
+    query_strings_free(&s);
+    qh_free(q);
+}
+
+Test(query_strings, text_1_is_utf16_shown_as_utf8) {
+    qh *q = qh_new(WIRE_PROF_NONE);
+    /* "xhé😀" in UTF-16LE; the Text skips the x */
+    const uint8_t u16[] = {'x', 0, 'h', 0, 0xE9, 0, 0x3D, 0xD8, 0x00, 0xDE};
+    uint64_t a = arr(q, u16, sizeof u16);
+    qh_root(q, text(q, TEXT1, a, 1, 4));
+    query_strings s;
+    run(q, NULL, &s);
+    cr_assert(row(&s, "h\xc3\xa9\xf0\x9f\x98\x80"), "UTF-8 of the UTF-16 slice");
+    cr_expect_eq(s.n_rows, 1);
+    query_strings_free(&s);
+    qh_free(q);
+}
+
+Test(query_strings, bytestrings_bs_and_ps) {
+    qh *q = qh_new(WIRE_PROF_NONE);
+    qh_root(q, bytestring(q, false, arr(q, "GET /x", 6), 0, 6));
+    qh_root(q, bytestring(q, true, arr(q, "xxGET /x", 8), 2, 6));
+    uint64_t foreign_target = qh_con(q, "main:Main.Box", 0, NULL, 1);
+    uint64_t foreign = qh_con(q, "base:GHC.ForeignPtr.PlainForeignPtr", 1, &foreign_target, 0);
+    uint64_t ext = qh_con(q, BS, 1, &foreign, 2);
+    qh_root(q, ext);
+    query_strings s;
+    run(q, NULL, &s);
+    const query_strings_row *r = row(&s, "GET /x");
+    cr_assert(r);
+    cr_expect_eq(r->count, 2);
+    cr_expect_eq(r->kinds, QUERY_STRING_BYTESTRING);
+    /* BS 32 + PlainPtr 16 + array 24; PS 40 + 16 + array 24 */
+    cr_expect_eq(r->bytes, 72 + 80);
+    cr_expect_eq(r->wasted, 80);
+    cr_expect_eq(s.external, 1, "a PlainForeignPtr's bytes are outside the heap");
+    cr_expect_eq(s.n_rows, 1);
+    query_strings_free(&s);
+    qh_free(q);
+}
+
+Test(query_strings, strings_counted_once_at_their_first_cell) {
+    qh *q = qh_new(WIRE_PROF_NONE);
+    uint64_t nil = qh_static_con(q, NIL);
+    uint64_t bc = string(q, "bc", nil);
+    qh_root(q, cons(q, chr(q, 'a'), bc));
+    qh_root(q, cons(q, chr(q, 'x'), bc)); /* shares the tail "bc" */
+    qh_root(q, string(q, "abc", nil));
+    uint64_t lazy_tail = qh_plain(q, HS_THUNK_1_0, 1, &nil, 0);
+    qh_root(q, cons(q, chr(q, 'q'), lazy_tail)); /* not fully evaluated */
+    uint64_t cyc = cons(q, chr(q, 'y'), 0);
+    qh_set_ptr(q, cyc, 1, cyc);
+    qh_root(q, cons(q, chr(q, 'z'), cyc)); /* runs into a cycle */
+    uint64_t box = qh_con(q, "ghc-prim:GHC.Types.I#", 0, NULL, 1);
+    qh_root(q, cons(q, box, nil)); /* [Int]: no String at all */
+    query_strings s;
+    run(q, NULL, &s);
+    const query_strings_row *abc = row(&s, "abc"), *xbc = row(&s, "xbc");
+    cr_assert(abc && xbc);
+    cr_expect_eq(abc->count, 2);
+    cr_expect_eq(abc->bytes, 2 * 3 * (24 + 16), "cells 24, C# boxes 16");
+    cr_expect_eq(abc->wasted, 3 * 40);
+    cr_expect_eq(xbc->count, 1);
+    cr_expect_eq(xbc->bytes, 40, "the shared tail counted by the first String only");
+    cr_expect_eq(abc->kinds, QUERY_STRING_LIST);
+    cr_expect_eq(abc->first_array, 0);
+    cr_expect_null(row(&s, "bc"), "a tail is not a String of its own");
+    cr_expect_eq(s.n_rows, 2);
+    cr_expect_eq(s.skipped, 2, "the lazy list and the one into a cycle");
+    query_strings_free(&s);
+    qh_free(q);
+}
+
+static bool value_matches(heap *h, query_filters *f, uint64_t addr) {
+    heap_closure c = {0};
+    hs_error err = {0};
+    bool out = false;
+    cr_assert_eq(heap_decode(h, addr, &c, &err), HS_OK, "%s", err.message);
+    cr_assert_eq(query_filters_match(f, h, &c, &out, &err), HS_OK, "%s", err.message);
+    heap_closure_free(&c);
+    return out;
+}
+
+Test(query_strings, value_filter_matches_each_kind) {
+    qh *q = qh_new(WIRE_PROF_NONE);
+    uint64_t nil = qh_static_con(q, NIL);
+    uint64_t a = arr(q, "ab\\\x01", 4), other = arr(q, "ab\\\x02", 4);
+    uint64_t t = text(q, TEXT2, a, 0, 4);
+    uint64_t t1 = text(q, TEXT1, arr(q, "a\0b\0\\\0\x01\0", 8), 0, 4);
+    uint64_t b = bytestring(q, true, arr(q, "--ab\\\x01", 6), 2, 4);
+    uint64_t l = string(q, "ab\\\x01", nil);
+    uint64_t tail = string(q, "b\\\x01", nil);
+    uint64_t longer = string(q, "ab\\\x01!", nil);
+    uint64_t roots[] = {t, other, t1, b, l, tail, longer};
+    for (size_t i = 0; i < 7; i++)
+        qh_root(q, roots[i]);
+    heap *h = qh_open(q);
+    query_filters *f;
+    hs_error err = {0};
+    cr_assert_eq(query_filters_new(&f, &err), HS_OK);
+    cr_assert_eq(query_filters_add(f, QUERY_FILTER_VALUE, "ab\\\\\\x01", false, &err), HS_OK,
+                 "%s", err.message);
+    cr_assert_eq(query_filters_prepare(f, h, &err), HS_OK);
+    cr_expect(value_matches(h, f, a));
+    cr_expect(!value_matches(h, f, other));
+    cr_expect(value_matches(h, f, t));
+    cr_expect(value_matches(h, f, t1), "text 1.x compared as UTF-8");
+    cr_expect(value_matches(h, f, b));
+    cr_expect(value_matches(h, f, l));
+    cr_expect(!value_matches(h, f, tail));
+    cr_expect(!value_matches(h, f, longer));
+    cr_expect(!value_matches(h, f, nil));
+    char d[128];
+    query_filters_describe(f, 0, d, sizeof d);
+    cr_expect_str_eq(d, "String value ab\\\\\\x01");
+    /* the same filter in the analysis: only the matching copies count */
+    query_strings s;
+    query_strings_spec spec = {.filters = f, .prepared = true};
+    cr_assert_eq(query_strings_run(h, &spec, &s, &err), HS_OK, "%s", err.message);
+    cr_expect_eq(s.n_rows, 1);
+    cr_expect_eq(s.rows[0].count, 4);
+    cr_expect_eq(s.rows[0].kinds,
+                 QUERY_STRING_TEXT | QUERY_STRING_BYTESTRING | QUERY_STRING_LIST);
+    query_strings_free(&s);
+    query_filters_free(f);
+    qh_free(q);
+}
+
+Test(query_strings, value_filter_rejects_bad_escapes) {
+    query_filters *f;
+    hs_error err = {0};
+    cr_assert_eq(query_filters_new(&f, &err), HS_OK);
+    cr_expect_eq(query_filters_add(f, QUERY_FILTER_VALUE, "a\\x4", false, &err), HS_ERR_USAGE);
+    cr_expect(strstr(err.message, "offset 1"), "%s", err.message);
+    cr_expect_eq(query_filters_add(f, QUERY_FILTER_VALUE, "a\\n", false, &err), HS_ERR_USAGE);
+    cr_expect_eq(query_filters_add(f, QUERY_FILTER_VALUE, "\\", false, &err), HS_ERR_USAGE);
+    cr_expect_eq(query_filters_count(f), 0);
+    cr_expect_str_eq(query_filter_kind_name(QUERY_FILTER_VALUE), "value");
+    query_filters_free(f);
+}
+
+Test(query_strings, escape_keeps_utf8_and_never_splits_an_escape) {
+    const uint8_t v[] = {'a', 0, '\\', 0xC3, 0xA9, 0xFF, 0xC2, 0x85, 0xED, 0xA0, 0x80};
+    char buf[64];
+    cr_expect_eq(query_strings_escape(v, sizeof v, buf, sizeof buf), sizeof v);
+    /* C1 controls, surrogates and bad bytes are escaped */
+    cr_expect_str_eq(buf, "a\\x00\\\\\xc3\xa9\\xff\\xc2\\x85\\xed\\xa0\\x80");
+    cr_expect_eq(query_strings_escape(v, sizeof v, buf, 4), 1); /* "a" + no room for \x00 */
+    cr_expect_str_eq(buf, "a");
+    cr_expect_eq(query_strings_escape(v, sizeof v, buf, 6), 2);
+    cr_expect_str_eq(buf, "a\\x00");
+    char *all = query_strings_escape_all(v, 3);
+    cr_expect_str_eq(all, "a\\x00\\\\");
+    free(all);
+    char k[64];
+    query_strings_kinds_text(QUERY_STRING_BYTES | QUERY_STRING_LIST, k, sizeof k);
+    cr_expect_str_eq(k, "ARR_WORDS,String");
+}
+
+Test(query_strings, payload_read_pages_and_errors) {
+    qh *q = qh_new(WIRE_PROF_NONE);
+    uint8_t big[3000];
+    for (size_t i = 0; i < sizeof big; i++)
+        big[i] = (uint8_t)(i * 7);
+    uint64_t a = arr(q, big, sizeof big);
+    uint64_t t = text(q, TEXT2, a, 0, 1);
+    qh_root(q, t);
+    heap *h = qh_open(q);
+    uint8_t page[1024], back[3000];
+    uint64_t total = 0, off = 0;
+    size_t got;
+    hs_error err = {0};
+    do {
+        cr_assert_eq(heap_payload_read(h, a, off, page, sizeof page, &got, &total, &err), HS_OK,
+                     "%s", err.message);
+        memcpy(back + off, page, got);
+        off += got;
+    } while (got > 0);
+    cr_expect_eq(total, sizeof big);
+    cr_expect_eq(off, sizeof big);
+    cr_expect_arr_eq(back, big, sizeof big);
+    cr_expect_eq(heap_payload_read(h, t, 0, page, sizeof page, &got, &total, &err), HS_ERR_USAGE);
+    cr_expect(strstr(err.message, "is a CONSTR, not a byte array"), "%s", err.message);
+    cr_expect_eq(heap_payload_read(h, QH_BLOCK + 0x8000, 0, page, sizeof page, &got, &total,
+                                   &err),
+                 HS_ERR_NOT_FOUND);
+    cr_expect(strstr(err.message, "no closure lives at"), "%s", err.message);
+    qh_free(q);
+}
