@@ -204,6 +204,7 @@ typedef struct query_step {
     const wire_source_info *ipe; /* source location of its info table, or NULL */
     bool has_era;                /* era profiling: era is the header's era */
     uint64_t era;
+    heap_prof_header prof;       /* its profiling header (heap_prof_describe tells it) */
     bool newer_retains_older;    /* the previous step is of a newer era than this one
                                     (era 0, static closures, is no era and never flagged) */
 } query_step;

@@ -21,6 +21,7 @@ static hs_status step_of(heap *h, const heap_closure *c, char *label, size_t cap
         .size = c->size,
         .label = label,
         .ipe = ipe,
+        .prof = c->prof,
     };
     s->has_era = heap_closure_era(h, c, &s->era);
     return HS_OK;
@@ -31,7 +32,7 @@ hs_status cli_print_closure_text(FILE *out, heap *h, const heap_closure *c, hs_e
     query_step s;
     hs_status st = step_of(h, c, label, sizeof label, &s, err);
     if (st == HS_OK)
-        cli_print_step_text(out, &s);
+        cli_print_step_text(out, h, &s);
     return st;
 }
 
@@ -40,6 +41,6 @@ hs_status cli_print_closure_json(FILE *out, heap *h, const heap_closure *c, hs_e
     query_step s;
     hs_status st = step_of(h, c, label, sizeof label, &s, err);
     if (st == HS_OK)
-        cli_print_step_json(out, &s, false);
+        cli_print_step_json(out, h, &s, false);
     return st;
 }

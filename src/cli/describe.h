@@ -9,7 +9,7 @@
 /* "0x4200105a38  CONSTR_2_0  24 B  Leak 0x4200105a50 42  app/Main.hs:12:5-20" */
 hs_status cli_print_closure_text(FILE *out, heap *h, const heap_closure *c, hs_error *err);
 /* {"address": ..., "type": ..., "size": ..., "label": ..., "constructor": ...,
- *  "era": ..., "location": ...} with no trailing newline. */
+ *  "era": ..., "profiling": ..., "location": ...} with no trailing newline. */
 hs_status cli_print_closure_json(FILE *out, heap *h, const heap_closure *c, hs_error *err);
 
 #endif

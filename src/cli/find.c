@@ -6,15 +6,15 @@
 
 #include "search.h"
 
-static void match_text(FILE *out, const query_match *m) {
-    cli_print_step_text(out, &m->steps[0]);
+static void match_text(FILE *out, heap *h, const query_match *m) {
+    cli_print_step_text(out, h, &m->steps[0]);
     fputc('\n', out);
 }
 
-static void match_json(FILE *out, const query_match *m) {
+static void match_json(FILE *out, heap *h, const query_match *m) {
     fprintf(out, "{\"number\": %" PRIu64 ", \"depth\": %" PRIu32 ", \"closure\": ", m->number,
             m->depth);
-    cli_print_step_json(out, &m->steps[0], false);
+    cli_print_step_json(out, h, &m->steps[0], false);
     fputc('}', out);
 }
 

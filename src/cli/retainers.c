@@ -17,7 +17,7 @@ static const char *what(const query_step *s) {
     return hs_closure_type_name(s->type);
 }
 
-static void match_text(FILE *out, const query_match *m) {
+static void match_text(FILE *out, heap *h, const query_match *m) {
     const query_step *last = &m->steps[m->n_steps - 1];
     const char *start = m->from_saved_object ? "saved object" : "GC root";
     fprintf(out, "#%" PRIu64 "  %s at 0x%" PRIx64 ", %" PRIu32 " %s from a %s", m->number,
@@ -33,7 +33,7 @@ static void match_text(FILE *out, const query_match *m) {
     for (size_t i = 0; i < m->n_steps; i++) {
         const query_step *s = &m->steps[i];
         fprintf(out, "  %-*s  ", width, i == 0 ? start : s->edge);
-        cli_print_step_text(out, s);
+        cli_print_step_text(out, h, s);
         if (s->newer_retains_older)
             fprintf(out, "  <- newer retains older: era %" PRIu64 " holds era %" PRIu64,
                     m->steps[i - 1].era, s->era);
@@ -42,7 +42,7 @@ static void match_text(FILE *out, const query_match *m) {
     fputc('\n', out);
 }
 
-static void match_json(FILE *out, const query_match *m) {
+static void match_json(FILE *out, heap *h, const query_match *m) {
     fprintf(out,
             "{\"number\": %" PRIu64 ", \"depth\": %" PRIu32 ", \"start\": \"%s\", "
             "\"newer_retains_older\": %zu, \"path\": [",
@@ -50,7 +50,7 @@ static void match_json(FILE *out, const query_match *m) {
             m->n_newer_retains_older);
     for (size_t i = 0; i < m->n_steps; i++) {
         fputs(i ? ",\n    " : "\n    ", out);
-        cli_print_step_json(out, &m->steps[i], true);
+        cli_print_step_json(out, h, &m->steps[i], true);
     }
     fputs("]}", out);
 }

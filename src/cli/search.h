@@ -11,8 +11,8 @@
 typedef struct cli_search_view {
     bool paths;                                        /* record and show paths */
     const char *title;                                 /* text header, or NULL for none */
-    void (*text)(FILE *out, const query_match *m);     /* one match as text */
-    void (*json)(FILE *out, const query_match *m);     /* one match as a JSON object */
+    void (*text)(FILE *out, heap *h, const query_match *m); /* one match as text */
+    void (*json)(FILE *out, heap *h, const query_match *m); /* one match as a JSON object */
 } cli_search_view;
 
 /* Builds the filters (exit 2 on a bad one), opens the session, runs the
@@ -20,10 +20,14 @@ typedef struct cli_search_view {
  * Returns the exit status. */
 int cli_run_search(const char *target, const cli_common *common, const cli_search_view *v);
 
-/* "0x4200105a38  CONSTR_2_0  24 B  era 2  Leak 0x4200105a50 42  app/Main.hs:12:5-20" */
-void cli_print_step_text(FILE *out, const query_step *s);
+/* "0x4200105a38  CONSTR_2_0  24 B  era 2  cc Main.leaky (app/Main.hs:30:1-40)
+ *  Leak 0x4200105a50 42  app/Main.hs:12:5-20"; the profiling items (h's
+ * heap_prof_describe, its cost centres asked once per pause) only when
+ * profiled. */
+void cli_print_step_text(FILE *out, heap *h, const query_step *s);
 /* {"address": ..., "info": ..., "type": ..., "size": ..., "label": ..., "constructor": ...,
- *  "era": ..., "location": ...}, on a path also "edge" and "newer_retains_older". */
-void cli_print_step_json(FILE *out, const query_step *s, bool on_path);
+ *  "era": ..., "profiling": ..., "location": ...}, on a path also "edge" and
+ *  "newer_retains_older". */
+void cli_print_step_json(FILE *out, heap *h, const query_step *s, bool on_path);
 
 #endif

@@ -15,13 +15,12 @@ typedef struct print_ctx {
 } print_ctx;
 
 static bool print_match(void *ctx, heap *h, const query_match *m) {
-    (void)h;
     print_ctx *p = ctx;
     if (p->json) {
         fputs(m->number > 1 ? ",\n  " : "\n  ", stdout);
-        p->v->json(stdout, m);
+        p->v->json(stdout, h, m);
     } else {
-        p->v->text(stdout, m);
+        p->v->text(stdout, h, m);
     }
     return true;
 }

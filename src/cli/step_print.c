@@ -6,11 +6,20 @@
 #include "output.h"
 #include "search.h"
 
-void cli_print_step_text(FILE *out, const query_step *s) {
+void cli_print_step_text(FILE *out, heap *h, const query_step *s) {
     fprintf(out, "0x%" PRIx64 "  %s  %" PRIu32 " B", s->addr, hs_closure_type_name(s->type),
             s->size);
-    if (s->has_era)
-        fprintf(out, "  era %" PRIu64, s->era);
+    if (s->prof.present) {
+        heap_prof_info p;
+        heap_prof_describe(h, &s->prof, &p);
+        char text[HS_ERROR_MESSAGE_MAX + 64];
+        heap_prof_state_text(&p, HEAP_PROF_LINE, text, sizeof text);
+        if (*text)
+            fprintf(out, "  %s", text);
+        heap_prof_cc_text(&p, HEAP_PROF_LINE, text, sizeof text);
+        if (*text)
+            fprintf(out, "  %s", text);
+    }
     fprintf(out, "  %s", s->label);
     if (s->ipe && s->ipe->position && *s->ipe->position)
         fprintf(out, "  %s", s->ipe->position);
@@ -23,7 +32,62 @@ static void json_field(FILE *out, const char *name, const char *value, bool comm
         fputs(", ", out);
 }
 
-void cli_print_step_json(FILE *out, const query_step *s, bool on_path) {
+static void json_address(FILE *out, uint64_t addr) {
+    if (addr)
+        fprintf(out, "\"0x%" PRIx64 "\"", addr);
+    else
+        fputs("null", out);
+}
+
+/* "profiling": null without a header, else the header decoded by the
+ * debuggee's mode with its cost centre (man page, JSON OUTPUT). */
+static void prof_json(FILE *out, heap *h, const heap_prof_header *hdr) {
+    fputs("\"profiling\": ", out);
+    if (!hdr->present) {
+        fputs("null, ", out);
+        return;
+    }
+    heap_prof_info p;
+    heap_prof_describe(h, hdr, &p);
+    fprintf(out, "{\"mode\": \"%s\", \"word\": %" PRIu64 ", ",
+            cli_prof_mode_name(heap_prof_mode(h)), p.word);
+    switch (p.kind) {
+    case HEAP_PROF_ERA: fprintf(out, "\"era\": %" PRIu64 ", ", p.era); break;
+    case HEAP_PROF_LDV:
+        fprintf(out, "\"ldv\": {\"created\": %" PRIu64 ", \"used\": %s, \"last_used\": ",
+                p.ldv_created, p.ldv_used ? "true" : "false");
+        if (p.ldv_used)
+            fprintf(out, "%" PRIu64 "}, ", p.ldv_last_use);
+        else
+            fputs("null}, ", out);
+        break;
+    case HEAP_PROF_RETAINER:
+        fputs("\"retainer\": {\"set\": ", out);
+        json_address(out, p.retainer_set);
+        fprintf(out, ", \"flag\": %d}, ", p.retainer_flag);
+        break;
+    default: break;
+    }
+    fputs("\"ccs\": ", out);
+    json_address(out, p.ccs);
+    fputs(", \"cost_centre\": ", out);
+    if (p.cc) {
+        fprintf(out, "{\"id\": %" PRId64 ", ", p.cc->id);
+        json_field(out, "label", p.cc->label, true);
+        json_field(out, "module", p.cc->module, true);
+        json_field(out, "location", p.cc->srcloc, true);
+        fprintf(out, "\"is_caf\": %s}", p.cc->is_caf ? "true" : "false");
+    } else {
+        fputs("null", out);
+    }
+    if (p.ccs && !p.cc) {
+        fputs(", \"cost_centre_unreadable\": ", out);
+        cli_json_string(out, p.problem);
+    }
+    fputs("}, ", out);
+}
+
+void cli_print_step_json(FILE *out, heap *h, const query_step *s, bool on_path) {
     fputc('{', out);
     if (on_path) {
         fputs("\"edge\": ", out);
@@ -47,6 +111,7 @@ void cli_print_step_json(FILE *out, const query_step *s, bool on_path) {
     }
     if (s->has_era)
         fprintf(out, "\"era\": %" PRIu64 ", ", s->era);
+    prof_json(out, h, &s->prof);
     fputs("\"location\": ", out);
     if (s->ipe) {
         fputc('{', out);

@@ -97,7 +97,7 @@ static bool reserve(query_step **steps, size_t *cap, size_t n) {
 static hs_status fill(query_path_builder *b, text_arena *a, query_step *s, const heap_closure *c,
                       hs_error *err) {
     *s = (query_step){.addr = c->addr, .info_ptr = c->info_ptr, .info = c->info,
-                      .type = c->type, .size = c->size};
+                      .type = c->type, .size = c->size, .prof = c->prof};
     s->has_era = heap_closure_era(b->h, c, &s->era);
     hs_status st = c->info ? heap_info_source(b->h, c->info, &s->ipe, err) : HS_OK;
     if (st != HS_OK)

@@ -21,6 +21,10 @@
 #define SYNTH_HEAP_BASE UINT64_C(0x4200000000)
 #define SYNTH_TEXT_BASE UINT64_C(0x400000)  /* info tables, entry code, strings */
 #define SYNTH_DATA_BASE UINT64_C(0x4c0000)  /* static closures, SRTs */
+
+/* VERSION profiling modes (wire-protocol.md: the profiling-mode byte). */
+enum { SYNTH_PROF_NONE = 0, SYNTH_PROF_PLAIN = 1, SYNTH_PROF_RETAINER = 2, SYNTH_PROF_LDV = 3,
+       SYNTH_PROF_ERA = 4 };
 #define SYNTH_BLOCK_SIZE 4096u
 #define SYNTH_MBLOCK_SIZE (1u << 20)
 #define SYNTH_DESCR_SIZE 64u
@@ -70,7 +74,7 @@ typedef struct synth_process {
     /* VERSION answer */
     uint32_t ghc_major; /* 910 */
     uint32_t ghc_patch; /* 1 */
-    uint8_t prof_mode;  /* 0 non-profiled, 4 era profiling */
+    uint8_t prof_mode;  /* SYNTH_PROF_*: 0 non-profiled, 4 era profiling, ... */
 
     /* the address space, sorted by base, non-overlapping */
     synth_region *regions;

@@ -70,7 +70,7 @@ static void push_region(synth_process *out, uint64_t base, uint64_t size, uint8_
 static void assemble(sg_ctx *c, synth_process *out) {
     out->ghc_major = 910;
     out->ghc_patch = 1;
-    out->prof_mode = c->prof ? 4 : 0;
+    out->prof_mode = c->prof_mode;
     out->regions = sg_alloc_mem(c, (2 + c->heap.n_runs) * sizeof *out->regions);
 
     sg_buf_align(c, &c->strs, 8, 0);
@@ -156,6 +156,7 @@ int synth_generate(const synth_options *o, synth_process *out, char *err, size_t
         return -1;
     }
     c->prof = o->profiled;
+    c->prof_mode = !c->prof ? SYNTH_PROF_NONE : o->prof_mode ? o->prof_mode : SYNTH_PROF_ERA;
     c->H = c->prof ? 24 : 8;
     c->Hw = c->H / 8;
     c->S = c->prof ? 32 : 16;

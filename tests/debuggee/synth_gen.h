@@ -44,7 +44,8 @@
 typedef struct synth_options {
     uint64_t closures;            /* approximate heap closures; default 10000 */
     unsigned eras;                /* eras 1..K used by the heap; default 5 */
-    bool profiled;                /* era-profiled flavour (prof byte 4) */
+    bool profiled;                /* profiled flavour: prof byte prof_mode */
+    uint8_t prof_mode;            /* SYNTH_PROF_*; 0 = era (4) when profiled */
     const char *leak_constructor; /* default "Leak" */
     uint64_t leak_count;          /* default 1000 */
     unsigned leak_era;            /* default 1; must be < eras */

@@ -168,6 +168,7 @@ typedef struct sg_ctx {
     jmp_buf fail;
 
     bool prof;
+    uint8_t prof_mode;  /* SYNTH_PROF_* (0 when not profiled) */
     unsigned H, Hw, S;
     uint64_t rng;
 
@@ -303,6 +304,14 @@ uint64_t sg_text_string(sg_ctx *c, const char *s); /* address of a NUL-terminate
 /* --- synth_gen_static.c --- */
 void sg_static_reserve(sg_ctx *c);
 void sg_static_fill(sg_ctx *c);
+/* The cost centre of one of the generator's stacks; false for another address. */
+bool sg_cost_centre_of(const sg_ctx *c, uint64_t ccs, const char **label, const char **module,
+                       const char **srcloc);
+
+/* --- synth_gen_prof.c: the profiling header word by mode --- */
+uint64_t sg_prof_word(uint8_t mode, uint64_t era, uint64_t addr);
+uint64_t sg_prof_era(uint8_t mode, uint64_t word);
+const char *sg_prof_mode_name(uint8_t mode);
 uint64_t sg_intlike(sg_ctx *c, int64_t v);   /* tagged pointer (tag 1) */
 uint64_t sg_charlike(sg_ctx *c, unsigned ch); /* tagged pointer (tag 1) */
 uint64_t sg_static_tagged(sg_ctx *c, enum sg_static s);
@@ -356,10 +365,12 @@ void sg_threads_build(sg_ctx *c);
 typedef struct sg_walk {
     const synth_process *p;
     unsigned H, S;
+    uint8_t prof_mode;
 } sg_walk;
 typedef void (*sg_child_fn)(void *ud, uint64_t child);
 typedef struct sg_closure {
-    uint64_t addr, info, era;
+    uint64_t addr, info, era; /* era: sg_prof_era of the header word */
+    uint64_t ccs, word;       /* profiling header (0 when not profiled) */
     unsigned type;
     uint64_t size; /* bytes, census rule */
     const uint8_t *itab; /* the S bytes of its info table */
@@ -368,6 +379,8 @@ extern const char *const sg_type_names[SG_N_CLOSURE_TYPES + 1];
 /* 0 on success, -1 if addr or its info table is not mapped. With emit set,
  * calls it for every child of heap-layout.md §13 in traversal order. */
 int sg_decode(const sg_walk *w, uint64_t addr, sg_closure *out, sg_child_fn emit, void *ud);
+/* The plan's profiling keys of a path step (", \"ccs\": ..."), for synth_gen_json.c. */
+void sg_prof_plan_items(sg_ctx *c, const sg_closure *cl, char *buf, size_t cap);
 bool sg_is_constructor(unsigned type);
 /* Constructor description of an info pointer, or NULL. */
 const char *sg_con_desc(const sg_walk *w, uint64_t info);

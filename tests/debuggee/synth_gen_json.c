@@ -118,11 +118,14 @@ static void path_entry(sg_ctx *c, sg_buf *b, const sg_plan *pl, const synth_proc
     }
     escape(name, ename, sizeof ename);
     escape(ipe ? ipe->strings[5] : "", eloc, sizeof eloc);
+    char prof[600] = "";
+    if (c->prof)
+        sg_prof_plan_items(c, &cl, prof, sizeof prof);
     out(c, b,
         "      {\"address\": \"0x%" PRIx64 "\", \"type\": \"%s\", \"name\": \"%s\", "
-        "\"era\": %" PRIu64 ", \"location\": \"%s\"}%s\n",
+        "\"era\": %" PRIu64 ", \"location\": \"%s\"%s}%s\n",
         addr, sg_type_names[cl.type < SG_N_CLOSURE_TYPES ? cl.type : SG_N_CLOSURE_TYPES], ename,
-        cl.era, eloc, last ? "" : ",");
+        cl.era, eloc, prof, last ? "" : ",");
 }
 
 void sg_plan_json(sg_ctx *c, sg_plan *pl, synth_process *p) {
@@ -144,6 +147,8 @@ void sg_plan_json(sg_ctx *c, sg_plan *pl, synth_process *p) {
     const synth_options *o = c->opt;
     out(c, b, "{\n  \"profiled\": %s,\n  \"eras\": %u,\n  \"seed\": %" PRIu64 ",\n",
         c->prof ? "true" : "false", o->eras, o->seed);
+    if (c->prof)
+        out(c, b, "  \"profiling_mode\": \"%s\",\n", sg_prof_mode_name(c->prof_mode));
     totals(c, b, "reachable", pl->reach_count, pl->reach_bytes);
     totals(c, b, "garbage", pl->garbage_count, pl->garbage_bytes);
     totals(c, b, "static", pl->static_count, pl->static_bytes);

@@ -15,7 +15,7 @@ void sg_header(sg_ctx *c, uint64_t addr, int tab) {
     sg_wset(p, 0, c->tabs[tab].p);
     if (c->prof) {
         sg_wset(p, 1, c->cur_ccs);
-        sg_wset(p, 2, c->cur_era);
+        sg_wset(p, 2, sg_prof_word(c->prof_mode, c->cur_era, addr));
     }
 }
 

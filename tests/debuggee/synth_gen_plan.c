@@ -288,7 +288,7 @@ void sg_plan_build(sg_ctx *c, synth_process *out) {
     if (!pl)
         sg_fail(c, "out of memory (plan)");
     c->plan = pl;
-    pl->w = (sg_walk){.p = out, .H = c->H, .S = c->S};
+    pl->w = (sg_walk){.p = out, .H = c->H, .S = c->S, .prof_mode = c->prof_mode};
     pl->eras = c->opt->eras;
     pl->vwords = c->heap.starts_words;
     pl->visited = calloc(pl->vwords ? pl->vwords : 1, sizeof *pl->visited);

@@ -88,6 +88,18 @@ void sg_static_reserve(sg_ctx *c) {
         c->cc_index[e] = data_addr(sg_buf_zero(c, &c->data, 32));
 }
 
+bool sg_cost_centre_of(const sg_ctx *c, uint64_t ccs, const char **label, const char **module,
+                       const char **srcloc) {
+    for (int i = 0; c->prof && i < SG_CC_COUNT; i++)
+        if (c->ccs[i] == ccs) {
+            *label = cc_def[i].label;
+            *module = cc_def[i].module;
+            *srcloc = cc_def[i].srcloc;
+            return true;
+        }
+    return false;
+}
+
 static uint8_t *data_at(sg_ctx *c, uint64_t addr) {
     return c->data.b + (addr - SYNTH_DATA_BASE);
 }

@@ -172,7 +172,9 @@ int sg_decode(const sg_walk *w, uint64_t addr, sg_closure *out, sg_child_fn emit
     out->info = info;
     out->type = type;
     out->itab = t;
-    out->era = H > 8 ? u64(&r, addr + 16) : 0;
+    out->ccs = H > 8 ? u64(&r, addr + 8) : 0;
+    out->word = H > 8 ? u64(&r, addr + 16) : 0;
+    out->era = sg_prof_era(w->prof_mode, out->word);
     uint64_t size = H + 8 * ((uint64_t)ptrs + nptrs), first = H, n = 0;
     bool has_srt = false;
 

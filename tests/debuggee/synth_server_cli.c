@@ -27,6 +27,10 @@ static const char usage[] =
     "  --closures N             approximate number of heap closures\n"
     "  --eras K                 eras 1..K used by the heap\n"
     "  --profiled               era-profiled flavour (profiling mode 4)\n"
+    "  --prof-mode MODE         profiled flavour in MODE: era (4, as --profiled),\n"
+    "                           ldv (3: created era, used or not, last use),\n"
+    "                           retainer (2: retainer-set address and flag) or\n"
+    "                           plain (1: -prof without heap profiling)\n"
     "  --leak-constructor NAME  constructor of the leak (main:Main.NAME)\n"
     "  --leak-count N           number of leaked closures\n"
     "  --leak-era E             era of the leaked closures (1 <= E < K)\n"
@@ -180,7 +184,7 @@ int synth_cli_parse(int argc, char **argv, synth_cli *cli, synth_options *gen, c
             "--socket", "--tcp", "--plan", "--closures", "--eras", "--leak-constructor",
             "--leak-count", "--leak-era", "--seed", "--max-connections", "--self-pause-after",
             "--silent-on", "--ghc-debug-snapshot", "--ghc-debug-snapshot-of", "--count-requests",
-            "--answer-delay"};
+            "--answer-delay", "--prof-mode"};
         const char *opt = NULL;
         for (size_t k = 0; k < sizeof with_value / sizeof *with_value && !opt; k++)
             if (is(with_value[k], a, &v))
@@ -249,6 +253,18 @@ int synth_cli_parse(int argc, char **argv, synth_cli *cli, synth_options *gen, c
             if (number(opt, v, 0, 60000, &n, err, errlen))
                 return -1;
             cli->answer_delay_ms = (int)n;
+        } else if (strcmp(opt, "--prof-mode") == 0) {
+            static const struct { const char *name; uint8_t mode; } modes[] = {
+                {"era", SYNTH_PROF_ERA}, {"ldv", SYNTH_PROF_LDV},
+                {"retainer", SYNTH_PROF_RETAINER}, {"plain", SYNTH_PROF_PLAIN}};
+            gen->prof_mode = 0;
+            for (size_t k = 0; k < sizeof modes / sizeof *modes; k++)
+                if (strcmp(v, modes[k].name) == 0)
+                    gen->prof_mode = modes[k].mode;
+            if (!gen->prof_mode)
+                return fail(err, errlen, "--prof-mode: '%s' is not era, ldv, retainer or plain",
+                            v);
+            gen->profiled = true;
         } else if (strcmp(opt, "--silent-on") == 0) {
             uint32_t id = 0;
             if (command_id(v, &id, err, errlen))
