@@ -1,23 +1,19 @@
-/* What the explorer's nodes show and contain, asked of the heap only when
- * a row comes on screen (decoded once, kept with the node) or a node is
- * opened (its children added then): the tree of a big heap costs what was
- * looked at, not what exists. Children follow retainers-and-eras.md §6.3:
- * a profiled closure's cost-centre stack first, then its fields. */
+/* What the explorer's nodes show and contain, asked of the query module
+ * (query_node.h) only when a row comes on screen (described once, kept
+ * with the node; the rows on screen in one batch) or a node is opened
+ * (its children added then): the tree of a big heap costs what was looked
+ * at, not what exists. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "app.h"
-#include "explorer.h"
-#include "heapscope/bytes.h"
 #include "heapscope/closure_type.h"
 #include "heapscope/grow.h"
+#include "heapscope/query_node.h"
 #include "rows.h"
 #include "tree_view.h"
-
-#define LDV_USED UINT64_C(0x1000000000000000)
-#define CCS_CHAIN_MAX 256
 
 static tui_row *new_row(const char *text) {
     size_t n = strlen(text);
@@ -27,93 +23,95 @@ static tui_row *new_row(const char *text) {
     return r;
 }
 
-static void set_bar(tui_app *app, tui_row *r, const heap_closure *c) {
-    if (!c->prof.present) {
-        r->bar = TUI_BAR_NONE;
-        return;
-    }
-    int mode = session_prof_mode(app->sess);
-    r->bar = TUI_BAR_PLAIN;
-    if (mode == WIRE_PROF_ERA) {
-        r->bar = TUI_BAR_ERA;
-        r->era = c->prof.word;
-    } else if (mode == WIRE_PROF_LDV && (c->prof.word & LDV_USED)) {
-        r->bar = TUI_BAR_LDV_USED;
+static uint8_t bar_of(const query_node *q) {
+    switch (q->prof) {
+    case HEAP_PROF_ABSENT: return TUI_BAR_NONE;
+    case HEAP_PROF_ERA: return TUI_BAR_ERA;
+    case HEAP_PROF_LDV: return q->ldv_used ? TUI_BAR_LDV_USED : TUI_BAR_PLAIN;
+    default: return TUI_BAR_PLAIN;
     }
 }
 
-static tui_row *closure_row(tui_app *app, tui_tree *t, tui_node_id id) {
-    tui_node *n = tui_tree_node(t, id);
-    if (n->addr == 0) {
-        n->leaf = true;
-        return new_row("null");
-    }
-    heap *h = session_heap(app->sess);
-    hs_error err = {0};
-    heap_closure *c = &app->ex.scratch;
-    if (heap_decode(h, n->addr, c, &err) != HS_OK) {
-        char text[HS_ERROR_MESSAGE_MAX + 32];
-        snprintf(text, sizeof text, "cannot read it: %s", err.message);
-        n->leaf = true;
-        tui_row *r = new_row(text);
-        if (r)
-            r->error = true;
-        return r;
-    }
-    char text[1024];
-    heap_closure_label(h, c, text, sizeof text);
-    tui_row *r = new_row(text);
+/* The rows being described: the nodes in the order of their addresses. */
+typedef struct describing {
+    tui_tree *t;
+    const tui_node_id *ids;
+    size_t next;
+} describing;
+
+static bool on_node(void *ctx, const query_node *q) {
+    describing *d = ctx;
+    tui_node *n = tui_tree_node(d->t, d->ids[d->next++]);
+    tui_row *r = new_row(q->text);
     if (!r)
-        return NULL;
-    r->type = c->type;
-    r->size = c->size;
-    set_bar(app, r, c);
-    bool has_ccs = c->prof.present && c->prof.ccs != 0;
-    if (c->n_edges == 0 && !has_ccs && !(n->flags & TUI_NODE_MATCH))
+        return false;
+    if (q->status != HS_OK) {
+        r->error = true;
         n->leaf = true;
-    return r;
+    } else {
+        r->type = q->type;
+        r->size = q->size;
+        r->bar = bar_of(q);
+        r->era = q->era;
+        if (!q->has_children && !(n->flags & TUI_NODE_MATCH))
+            n->leaf = true;
+    }
+    n->row = r;
+    return true;
+}
+
+/* Rows for the closure nodes ids[0..n) (non-null, not yet described). */
+static void describe_closures(tui_app *app, tui_tree *t, const tui_node_id *ids, size_t n) {
+    uint64_t *addrs = malloc((n ? n : 1) * sizeof *addrs);
+    if (!addrs)
+        return;
+    for (size_t i = 0; i < n; i++)
+        addrs[i] = tui_tree_node(t, ids[i])->addr;
+    describing d = {.t = t, .ids = ids};
+    hs_error err;
+    (void)query_nodes_describe(session_heap(app->sess), addrs, n, on_node, &d, &err);
+    free(addrs);
 }
 
 const tui_row *tui_row_get(tui_app *app, tui_tree *t, tui_node_id id) {
     tui_node *n = tui_tree_node(t, id);
     if (n->row || n->kind == TUI_NODE_TEXT || !session_heap(app->sess))
         return n->row;
-    tui_row *r = NULL;
-    if (n->kind == TUI_NODE_CLOSURE) {
-        r = closure_row(app, t, id);
+    if (n->kind == TUI_NODE_CLOSURE && n->addr == 0) {
+        n->leaf = true;
+        n->row = new_row("null");
+    } else if (n->kind == TUI_NODE_CLOSURE) {
+        describe_closures(app, t, &id, 1);
     } else {
         hs_error err = {0};
         const char *text = tui_cc_text(app, n->addr, n->kind == TUI_NODE_CCS, &err);
-        r = new_row(text ? text : err.message);
+        tui_row *r = new_row(text ? text : err.message);
         if (r)
             r->error = !text;
+        tui_tree_node(t, id)->row = r;
     }
-    tui_tree_node(t, id)->row = r;
-    return r;
+    return tui_tree_node(t, id)->row;
 }
 
 void tui_rows_prefetch(tui_app *app, tui_tree *t, size_t first, size_t count) {
-    heap *h = session_heap(app->sess);
     size_t n;
     const uint32_t *rows = tui_tree_rows(t, &n);
-    if (!h || first >= n)
+    if (!session_heap(app->sess) || first >= n)
         return;
     if (count > n - first)
         count = n - first;
-    uint64_t *addrs = malloc((count ? count : 1) * sizeof *addrs);
-    if (!addrs)
+    tui_node_id *ids = malloc((count ? count : 1) * sizeof *ids);
+    if (!ids)
         return;
     size_t k = 0;
     for (size_t i = 0; i < count; i++) {
         const tui_node *node = tui_tree_node(t, rows[first + i]);
         if (!node->row && node->kind == TUI_NODE_CLOSURE && node->addr)
-            addrs[k++] = node->addr;
+            ids[k++] = rows[first + i];
     }
-    hs_error err;
-    /* batched; a failure here just leaves the work to the row-by-row decode */
     if (k)
-        (void)heap_prefetch(h, addrs, k, &err);
-    free(addrs);
+        describe_closures(app, t, ids, k);
+    free(ids);
 }
 
 /* ---- cost centres ---------------------------------------------------- */
@@ -138,19 +136,9 @@ const char *tui_cc_text(tui_app *app, uint64_t addr, bool is_ccs, hs_error *err)
     uint64_t *known = u64map_find(&ex->cc_text, addr);
     if (known)
         return ex->cc_strings[*known - 1];
-    heap *h = session_heap(app->sess);
-    uint64_t cc_addr = addr;
-    if (is_ccs) {
-        const wire_ccs *ccs;
-        if (heap_ccs(h, addr, &ccs, err) != HS_OK)
-            return NULL;
-        cc_addr = ccs->cc;
-    }
-    const wire_cc *cc;
-    if (heap_cc(h, cc_addr, &cc, err) != HS_OK)
-        return NULL;
     char text[768];
-    heap_cc_text(cc, text, sizeof text);
+    if (query_cc_text(session_heap(app->sess), addr, is_ccs, text, sizeof text, err) != HS_OK)
+        return NULL;
     const char *kept = remember(ex, addr, text);
     if (!kept)
         hs_fail(err, HS_ERR_NOMEM, "out of memory");
@@ -159,14 +147,22 @@ const char *tui_cc_text(tui_app *app, uint64_t addr, bool is_ccs, hs_error *err)
 
 /* ---- children -------------------------------------------------------- */
 
-static hs_status add(tui_tree *t, tui_node_id parent, const char *label, uint8_t kind,
-                     uint64_t addr, hs_error *err) {
-    tui_node_id id = tui_tree_add(t, parent, label, kind, addr, 0);
+typedef struct adding {
+    tui_tree *t;
+    tui_node_id parent;
+} adding;
+
+static bool on_child(void *ctx, query_child_kind kind, const char *label, uint64_t addr) {
+    adding *a = ctx;
+    uint8_t k = kind == QUERY_CHILD_CCS ? TUI_NODE_CCS
+                : kind == QUERY_CHILD_CC ? TUI_NODE_CC
+                                         : TUI_NODE_CLOSURE;
+    tui_node_id id = tui_tree_add(a->t, a->parent, label, k, addr, 0);
     if (id == TUI_NODE_NONE)
-        return hs_fail(err, HS_ERR_NOMEM, "out of memory");
-    if (kind == TUI_NODE_CC || kind == TUI_NODE_TEXT)
-        tui_tree_node(t, id)->leaf = true; /* nothing below a cost centre */
-    return HS_OK;
+        return false;
+    if (k == TUI_NODE_CC)
+        tui_tree_node(a->t, id)->leaf = true; /* nothing below a cost centre */
+    return true;
 }
 
 /* A match opens into its path from the start set, root first, ending at
@@ -185,47 +181,6 @@ static hs_status load_path(tui_tree_view *v, tui_tree *t, tui_node_id id, hs_err
     return HS_OK;
 }
 
-/* A cost-centre stack lists its own cost centre, then each ancestor's,
- * the last one twice (ghc-debug's quirk, §6.3). */
-static hs_status load_ccs(tui_app *app, tui_tree *t, tui_node_id id, hs_error *err) {
-    uint64_t ccs = tui_tree_node(t, id)->addr, cc = 0;
-    char label[24];
-    int i = 0;
-    for (; ccs && i < CCS_CHAIN_MAX; i++) {
-        const wire_ccs *payload;
-        hs_status st = heap_ccs(session_heap(app->sess), ccs, &payload, err);
-        if (st != HS_OK)
-            return st;
-        cc = payload->cc;
-        snprintf(label, sizeof label, "%d", i);
-        if ((st = add(t, id, label, TUI_NODE_CC, cc, err)) != HS_OK)
-            return st;
-        ccs = payload->prev;
-    }
-    if (i > 0) {
-        snprintf(label, sizeof label, "%d", i);
-        return add(t, id, label, TUI_NODE_CC, cc, err);
-    }
-    return HS_OK;
-}
-
-static hs_status load_closure(tui_app *app, tui_tree *t, tui_node_id id, hs_error *err) {
-    heap *h = session_heap(app->sess);
-    heap_closure *c = &app->ex.scratch;
-    hs_status st = heap_decode(h, tui_tree_node(t, id)->addr, c, err);
-    if (st != HS_OK)
-        return st;
-    if (c->prof.present && c->prof.ccs && (st = add(t, id, "CCS", TUI_NODE_CCS, c->prof.ccs, err)))
-        return st;
-    char label[128];
-    for (size_t i = 0; i < c->n_edges; i++) {
-        heap_edge_label(&c->edges[i], label, sizeof label);
-        if ((st = add(t, id, label, TUI_NODE_CLOSURE, wire_untag(c->edges[i].addr), err)))
-            return st;
-    }
-    return HS_OK;
-}
-
 hs_status tui_rows_load(void *ctx, tui_tree *t, tui_node_id id, hs_error *err) {
     const tui_rows_ctx *x = ctx;
     tui_app *app = x->app;
@@ -234,9 +189,11 @@ hs_status tui_rows_load(void *ctx, tui_tree *t, tui_node_id id, hs_error *err) {
     const tui_node *n = tui_tree_node(t, id);
     if (n->flags & TUI_NODE_MATCH)
         return load_path(x->view, t, id, err);
+    adding a = {.t = t, .parent = id};
+    heap *h = session_heap(app->sess);
     switch (n->kind) {
-    case TUI_NODE_CLOSURE: return n->addr ? load_closure(app, t, id, err) : HS_OK;
-    case TUI_NODE_CCS: return load_ccs(app, t, id, err);
+    case TUI_NODE_CLOSURE: return n->addr ? query_node_children(h, n->addr, on_child, &a, err) : HS_OK;
+    case TUI_NODE_CCS: return query_ccs_children(h, n->addr, on_child, &a, err);
     default: return HS_OK;
     }
 }
