@@ -171,6 +171,8 @@ int synth_generate(const synth_options *o, synth_process *out, char *err, size_t
     sg_threads_reserve(c);
     sg_rts_build(c);
     sg_leak_build(c);
+    if (o->strings)
+        sg_strings_build(c);
     /* the threads still to come add a few dozen closures */
     sg_shapes_build(c, o->closures > 64 ? o->closures - 64 : 0);
     sg_threads_build(c);

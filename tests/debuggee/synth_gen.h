@@ -52,6 +52,8 @@ typedef struct synth_options {
     uint64_t seed;                /* default 1 */
     bool no_ipe;                  /* no info-table provenance (built without
                                      -finfo-table-map) */
+    bool strings;                 /* plant duplicated strings and byte arrays (plan:
+                                     "strings", see synth_gen_strings.c) */
     bool saved_shortcut;          /* save the leak list (a short path to the first Leak)
                                      and a Leak that only a saved object reaches */
 } synth_options;

@@ -158,6 +158,15 @@ typedef struct sg_ipe_rec {
     size_t str[6]; /* offsets into ctx.ipe_text */
 } sg_ipe_rec;
 
+/* One planted string value of --strings (synth_gen_strings.c). */
+typedef struct sg_planted {
+    const char *value; /* its bytes */
+    size_t len;
+    const char *kinds; /* as `heapscope strings` names them */
+    uint64_t count, bytes, wasted, matches;
+} sg_planted;
+#define SG_MAX_PLANTED 8
+
 #define SG_N_ANCHORS 13
 #define SG_POOL 64
 
@@ -230,6 +239,11 @@ typedef struct sg_ctx {
     uint64_t orphan_cell, orphan; /* --saved-shortcut: a Leak only a saved object reaches */
     uint64_t leak_path[8];
     size_t leak_path_len;
+
+    /* --strings */
+    sg_planted planted[SG_MAX_PLANTED];
+    size_t n_planted;
+    uint64_t planted_large[2];
 
     /* result */
     uint64_t *roots;
@@ -360,6 +374,8 @@ void sg_threads_reserve(sg_ctx *c);
 void sg_rts_build(sg_ctx *c);
 void sg_leak_build(sg_ctx *c);
 void sg_threads_build(sg_ctx *c);
+void sg_strings_build(sg_ctx *c);          /* --strings */
+void sg_strings_json(sg_ctx *c, sg_buf *b); /* its plan section */
 
 /* --- synth_gen_walk.c: decoding closures from a finished process --- */
 typedef struct sg_walk {

@@ -174,6 +174,8 @@ void sg_plan_json(sg_ctx *c, sg_plan *pl, synth_process *p) {
             ",\n  \"saved_shortcut\": {\"saved_cell\": \"0x%" PRIx64 "\", \"orphan_cell\": \"0x%" PRIx64
             "\", \"orphan\": \"0x%" PRIx64 "\"}",
             o->leak_count > 0 ? c->leak_first_cell : 0, c->orphan_cell, c->orphan);
+    if (o->strings)
+        sg_strings_json(c, b);
     out(c, b, "\n}\n");
     sg_buf_put(c, b, "", 1);
     p->plan_json = (char *)b->b;

@@ -36,6 +36,8 @@ static const char usage[] =
     "  --leak-era E             era of the leaked closures (1 <= E < K)\n"
     "  --seed S                 random seed\n"
     "  --no-ipe                 no info-table provenance (as without -finfo-table-map)\n"
+    "  --strings                also plant duplicated byte arrays, Text, ByteString and\n"
+    "                           String values and two large byte arrays (plan: \"strings\")\n"
     "  --saved-shortcut         also save the leak list (one step above the first Leak)\n"
     "                           and a Leak that only a saved object reaches\n"
     "  --plan FILE              write the JSON plan of what was planted ('-' = stdout)\n"
@@ -170,6 +172,10 @@ int synth_cli_parse(int argc, char **argv, synth_cli *cli, synth_options *gen, c
         }
         if (strcmp(a, "--no-ipe") == 0) {
             gen->no_ipe = true;
+            continue;
+        }
+        if (strcmp(a, "--strings") == 0) {
+            gen->strings = true;
             continue;
         }
         if (strcmp(a, "--saved-shortcut") == 0) {
