@@ -36,8 +36,9 @@ typedef struct cli_common {
     bool json;
     bool leave_paused; /* do not resume when done */
     int depth;         /* show: levels below the closure (default 2) */
-    const char *by;    /* census: bucket kind (default "type") */
-    long top;          /* census, strings: rows shown, 0 = all */
+    const char *by;    /* census: bucket kinds, "A" or "A,B" (default "type") */
+    const char *sort;  /* census, thunks: column (default "bytes") */
+    long top;          /* census, thunks, strings: rows shown (census: per level), 0 = all */
     long limit;        /* retainers, find: matches shown, 0 = all (default 100) */
     cli_filter_arg filters[CLI_MAX_FILTERS];
     size_t n_filters;
@@ -151,6 +152,7 @@ int cli_info(const char *target, const cli_common *common);
 int cli_roots(const char *target, const cli_common *common);
 int cli_show(const char *target, const char *address, const cli_common *common);
 int cli_census(const char *target, const cli_common *common);
+int cli_thunks(const char *target, const cli_common *common);
 int cli_retainers(const char *target, const cli_common *common);
 int cli_find(const char *target, const cli_common *common);
 int cli_strings(const char *target, const cli_common *common);

@@ -1,76 +1,70 @@
-/* heapscope census TARGET: count and bytes per bucket of everything
- * reachable from the GC roots, largest first. */
-#include <inttypes.h>
+/* heapscope census TARGET [--by A[,B]] [--sort COLUMN] [FILTERS]: count and
+ * bytes per bucket of everything reachable from the GC roots (of what
+ * passes the filters), largest first, with a second level indented under
+ * each row. */
 #include <stdio.h>
-#include <unistd.h>
+#include <string.h>
 
-#include "heapscope/cli.h"
-#include "heapscope/query.h"
-#include "output.h"
+#include "census.h"
 
-/* Shows how far the count got (on a terminal); stops on a quit signal. */
-static bool show_progress(void *ctx, uint64_t visited) {
-    if (*(const bool *)ctx)
-        fprintf(stderr, "\rheapscope: counting: %" PRIu64 " closures", visited);
-    return cli_keep_going();
+static const char by_choices[] =
+    "type, constructor, era, source, closure-name, cost-centre or thunk";
+
+/* "A" or "A,B" into spec; 0, or 2 after a usage message. */
+static int parse_by(const char *text, query_census_spec *spec) {
+    char copy[64];
+    if (strlen(text) >= sizeof copy) {
+        fprintf(stderr, "heapscope: --by wants KIND or KIND,KIND, not '%.40s...'\n", text);
+        return 2;
+    }
+    strcpy(copy, text);
+    char *second = strchr(copy, ',');
+    if (second)
+        *second++ = '\0';
+    if (second && strchr(second, ',')) {
+        fprintf(stderr, "heapscope: --by takes at most two kinds (A,B), not '%s'\n", text);
+        return 2;
+    }
+    const char *names[2] = {copy, second};
+    spec->levels = second ? 2 : 1;
+    for (size_t l = 0; l < spec->levels; l++) {
+        if (!query_census_by_from_name(names[l], &spec->by[l])) {
+            fprintf(stderr, "heapscope: --by wants %s (or two of them, A,B), not '%s'\n",
+                    by_choices, names[l]);
+            return 2;
+        }
+    }
+    if (spec->levels == 2 && spec->by[0] == spec->by[1]) {
+        fprintf(stderr, "heapscope: --by names '%s' twice\n", names[0]);
+        return 2;
+    }
+    return 0;
 }
 
-static void print_census(const query_census *c, const char *by, const cli_common *common) {
-    size_t shown = common->top > 0 && (size_t)common->top < c->n_rows ? (size_t)common->top
-                                                                      : c->n_rows;
-    if (common->json) {
-        printf("{\"by\": \"%s\", \"total_count\": %" PRIu64 ", \"total_bytes\": %" PRIu64
-               ", \"rows\": [",
-               by, c->total_count, c->total_bytes);
-        for (size_t i = 0; i < shown; i++) {
-            const query_census_row *r = &c->rows[i];
-            printf("%s\n  {\"key\": ", i ? "," : "");
-            cli_json_string(stdout, r->key);
-            printf(", \"count\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"max\": %" PRIu64 "}",
-                   r->count, r->bytes, r->max);
-        }
-        printf("%s], \"unreadable\": ", shown ? "\n" : "");
-        cli_json_unreadable(stdout, &c->unreadable);
-        puts("}");
-        return;
+/* The --sort column; 0, or 2 after a usage message. */
+int cli_census_column(const cli_common *common, query_census_column *out) {
+    const char *name = common->sort ? common->sort : "bytes";
+    if (!query_census_column_from_name(name, out)) {
+        fprintf(stderr, "heapscope: --sort wants count, bytes, max, avg or key, not '%s'\n",
+                name);
+        return 2;
     }
-    printf("census by %s: %" PRIu64 " closures, %" PRIu64 " bytes\n", by, c->total_count,
-           c->total_bytes);
-    printf("%14s %11s %9s  %s\n", "bytes", "count", "max", by);
-    for (size_t i = 0; i < shown; i++)
-        printf("%14" PRIu64 " %11" PRIu64 " %9" PRIu64 "  %s\n", c->rows[i].bytes,
-               c->rows[i].count, c->rows[i].max, c->rows[i].key);
-    if (shown < c->n_rows)
-        printf("(%zu more rows; --top 0 shows all)\n", c->n_rows - shown);
-    fflush(stdout); /* the note on stderr comes after the output */
-    cli_note_unreadable(&c->unreadable);
+    return 0;
 }
 
 int cli_census(const char *target, const cli_common *common) {
-    const char *by_name = common->by ? common->by : "type";
-    query_census_by by;
-    if (!query_census_by_from_name(by_name, &by)) {
-        fprintf(stderr, "heapscope: --by wants type, constructor, era or source, not '%s'\n",
-                by_name);
-        return 2;
-    }
-    hs_error err = {0};
-    cli_session s;
-    if (cli_session_open(target, common, &s, &err) != HS_OK)
-        return cli_report(&err);
-    bool tty = isatty(STDERR_FILENO);
-    query_traversal progress = {.progress = show_progress, .progress_ctx = &tty};
-    query_census census;
-    hs_status st = query_census_run(s.heap, by, &progress, &census, &err);
-    if (tty)
-        fputs("\r\033[K", stderr);
-    if (st == HS_OK) {
-        print_census(&census, by_name, common);
-        query_census_free(&census);
-    }
-    hs_error close_err = {0};
-    hs_status cst = cli_session_close(&s, common, &close_err);
-    if (st != HS_OK)
-        return cli_report(&err);
-    return cst == HS_OK ? 0 : cli_report(&close_err);
+    const char *by = common->by ? common->by : "type";
+    query_census_spec spec = {0};
+    query_census_column column;
+    int rc = parse_by(by, &spec);
+    if (rc == 0)
+        rc = cli_census_column(common, &column);
+    if (rc != 0)
+        return rc;
+    char title[96], heading[96];
+    snprintf(title, sizeof title, "census by %s", by);
+    snprintf(heading, sizeof heading, "%s%s%s", query_census_by_name(spec.by[0]),
+             spec.levels > 1 ? " / " : "", spec.levels > 1 ? query_census_by_name(spec.by[1]) : "");
+    cli_census_view v = {.title = title, .key_heading = heading};
+    return cli_run_census(target, common, &spec, column, &v);
 }

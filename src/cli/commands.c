@@ -25,6 +25,11 @@ static int run_census(char **args, int n_args, const cli_common *common) {
     return cli_census(args[0], common);
 }
 
+static int run_thunks(char **args, int n_args, const cli_common *common) {
+    (void)n_args;
+    return cli_thunks(args[0], common);
+}
+
 static int run_retainers(char **args, int n_args, const cli_common *common) {
     (void)n_args;
     return cli_retainers(args[0], common);
@@ -154,27 +159,105 @@ static const char man_census[] =
     "census of ghc-debug),\n"
     ".B era\n"
     "(the era of each closure's profiling header; needs a debuggee run with\n"
-    ".BR \"+RTS \\-he\" )\n"
-    "or\n"
+    ".BR \"+RTS \\-he\" ),\n"
     ".B source\n"
-    "(the source location of each closure's info table).\n"
+    "(the source location of each closure's info table, or\n"
+    ".BR \"<no location>\" ),\n"
+    ".B closure\\-name\n"
+    "(the info table's name from IPE data, or\n"
+    ".BR \"<no name>\" ),\n"
+    ".B cost\\-centre\n"
+    "(module:label of the cost centre of the closure's cost-centre stack;\n"
+    "profiled debuggees) or\n"
+    ".B thunk\n"
+    "(thunks only, as\n"
+    ".B thunks\n"
+    "keys them).\n"
+    ".BI \\-\\-by \" A,B\"\n"
+    "counts at two levels: each row of\n"
+    ".I A\n"
+    "is followed by its closures' rows by\n"
+    ".IR B ,\n"
+    "indented. Each row shows bytes, count, the largest closure\n"
+    ".RB ( max )\n"
+    "and the average size\n"
+    ".RB ( avg );\n"
+    ".BI \\-\\-sort \" COLUMN\"\n"
+    "orders both levels by\n"
+    ".BR count ,\n"
+    ".B bytes\n"
+    "(the default),\n"
+    ".BR max ,\n"
+    ".B avg\n"
+    "(largest first) or\n"
+    ".B key\n"
+    "(alphabetical).\n"
+    "With filters (see\n"
+    ".BR FILTERS )\n"
+    "only the closures that pass them are counted; the walk still goes\n"
+    "through every closure, and the title says how many were visited.\n"
     ".BI \\-\\-top \" N\"\n"
-    "shows only the N largest rows. With\n"
+    "shows only the first N rows (of each level). The closures of a row are\n"
+    "exactly those the filter\n"
+    ".BI \\-\\-bucket \" KIND=KEY\"\n"
+    "selects, so\n"
+    ".B retainers \\-\\-bucket\n"
+    "finds what holds them. With\n"
     ".BR \\-\\-json :\n"
-    ".BR by ,\n"
+    ".B by\n"
+    "(as given),\n"
+    ".BR levels ,\n"
+    ".BR sort ,\n"
+    ".BR filters ,\n"
     ".BR total_count ,\n"
     ".BR total_bytes ,\n"
+    ".BR visited ,\n"
     ".B rows\n"
     "of\n"
     ".BR key ,\n"
     ".BR count ,\n"
-    ".B bytes\n"
-    "and\n"
+    ".BR bytes ,\n"
     ".BR max ,\n"
-    "and\n"
+    ".BR avg ,\n"
+    ".B bucket\n"
+    "(the\n"
+    ".B \\-\\-bucket\n"
+    "value of the row) and, with two levels,\n"
+    ".B children\n"
+    "(rows of the second level), and\n"
     ".B unreadable\n"
     "(see\n"
     ".BR \"UNREADABLE CLOSURES\" ).\n";
+
+static const char man_thunks[] =
+    "The thunks reachable from the GC roots (closures of type THUNK, THUNK_1_0\n"
+    "to THUNK_0_2, THUNK_STATIC, THUNK_SELECTOR, AP and AP_STACK: work not done\n"
+    "yet), grouped by the source location of their info table, or, when it has\n"
+    "none (a program built without\n"
+    ".BR \\-finfo\\-table\\-map ),\n"
+    "by info table:\n"
+    ".B \"<info 0x...>\"\n"
+    "followed by the table's IPE name when it has one. Count, bytes, largest\n"
+    "and average size per row, largest first;\n"
+    ".B \\-\\-sort\n"
+    "and\n"
+    ".B \\-\\-top\n"
+    "work as for\n"
+    ".BR census ,\n"
+    "and filters choose which thunks are counted. The thunks of a row are those\n"
+    "the filter\n"
+    ".BI \"\\-\\-bucket thunk=\" KEY\n"
+    "selects: the last line shows the\n"
+    ".B retainers\n"
+    "command for the first row. With\n"
+    ".BR \\-\\-json ,\n"
+    "the keys of\n"
+    ".B census\n"
+    "(each row's\n"
+    ".B bucket\n"
+    "is its\n"
+    ".B \\-\\-bucket\n"
+    "value).\n";
 
 static const char man_retainers[] =
     "Find the closures that pass every filter (see\n"
@@ -392,8 +475,10 @@ const cli_command cli_command_table[CLI_N_COMMANDS] = {
                    "saved objects and GC roots, one closure each", man_roots},
     [CLI_SHOW] = {"show", "TARGET ADDR", 2, 2, true, run_show,
                   "a closure and its children as a tree", man_show},
-    [CLI_CENSUS] = {"census", "TARGET", 1, 1, true, run_census,
+    [CLI_CENSUS] = {"census", "TARGET [FILTERS]", 1, 1, true, run_census,
                     "count and bytes per bucket", man_census},
+    [CLI_THUNKS] = {"thunks", "TARGET [FILTERS]", 1, 1, true, run_thunks,
+                    "thunks by source location, count and bytes", man_thunks},
     [CLI_RETAINERS] = {"retainers", "TARGET FILTERS", 1, 1, true, run_retainers,
                        "a shortest path from the GC roots to each matching closure",
                        man_retainers},

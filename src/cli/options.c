@@ -110,7 +110,8 @@ int cli_set_filter(cli_parsed *p, const cli_option *o, const char *value, bool i
 #define TARGETED (CLI_ON_BATCH & ~CLI_ON(CACHE))  /* the commands that read a target */
 #define SESSION (TARGETED & ~CLI_ON(INFO))         /* the commands that pause */
 #define SEARCH (CLI_ON(RETAINERS) | CLI_ON(FIND))
-#define FILTERED (SEARCH | CLI_ON(STRINGS)) /* the commands that take filters */
+#define CENSUSES (CLI_ON(CENSUS) | CLI_ON(THUNKS))
+#define FILTERED (SEARCH | CLI_ON(STRINGS) | CENSUSES) /* the commands that take filters */
 #define FILTER(name, arg, kind, help, man)                                                      \
     {name, 0, arg, false, FILTERED, cli_set_filter, 0, 0, 0, kind, help, man}
 
@@ -183,20 +184,42 @@ const cli_option cli_option_table[] = {
     {"depth", 0, "N", false, CLI_ON(SHOW), set_int, FIELD(depth), 0, 64, 0,
      "levels of children (default 2, at most 64)",
      "levels of children to show (default 2, at most 64).\n"},
-    {"by", 0, "KIND", false, CLI_ON(CENSUS), set_text, FIELD(by), 0, 0, 0,
-     "type (default), constructor, era or source",
-     "the buckets:\n"
+    {"by", 0, "A[,B]", false, CLI_ON(CENSUS), set_text, FIELD(by), 0, 0, 0,
+     "type (default), constructor, era, source, closure-name, cost-centre or thunk; "
+     "A,B: two levels",
+     "the buckets, one kind or two\n"
+     ".RI ( A , B :\n"
+     "rows of\n"
+     ".I B\n"
+     "under each row of\n"
+     ".IR A ):\n"
      ".B type\n"
      "(the default),\n"
      ".BR constructor ,\n"
-     ".B era\n"
+     ".BR era ,\n"
+     ".BR source ,\n"
+     ".BR closure\\-name ,\n"
+     ".B cost\\-centre\n"
      "or\n"
-     ".B source\n"
+     ".B thunk\n"
      "(see\n"
      ".BR census ).\n"},
-    {"top", 0, "N", false, CLI_ON(CENSUS) | CLI_ON(STRINGS), set_long, FIELD(top), 0, 1000000000, 0,
-     "show the N largest rows (default all)",
-     "the number of rows shown (0, the default, shows all).\n"},
+    {"sort", 0, "COLUMN", false, CENSUSES, set_text, FIELD(sort), 0, 0, 0,
+     "order rows by count, bytes (default), max, avg or key",
+     "order the rows (both levels) by\n"
+     ".BR count ,\n"
+     ".B bytes\n"
+     "(the default),\n"
+     ".BR max ,\n"
+     ".B avg\n"
+     "(largest first) or\n"
+     ".B key\n"
+     "(alphabetical).\n"},
+    {"top", 0, "N", false, CENSUSES | CLI_ON(STRINGS), set_long, FIELD(top), 0, 1000000000, 0,
+     "show the first N rows (census: of each level; default all)",
+     "the number of rows shown (0, the default, shows all); for\n"
+     ".BR census ,\n"
+     "of each level.\n"},
     {"output", 'o', "FILE", false, CLI_ON(SNAPSHOT) | CLI_ON(DUMP), set_text, FIELD(output), 0,
      0, 0, "the snapshot file to write (dump: the file for the bytes)",
      "the snapshot file to write (see\n"
@@ -321,6 +344,45 @@ const cli_option cli_option_table[] = {
            "tail of a\n"
            ".B String\n"
            "matches when it equals the value.\n"),
+    FILTER("bucket", "KIND=KEY", QUERY_FILTER_BUCKET,
+           "the closure's census key under KIND is KEY (a row of census or thunks)",
+           "The closure's key under the census kind\n"
+           ".I KIND\n"
+           "(as\n"
+           ".B census \\-\\-by\n"
+           "names them:\n"
+           ".BR type ,\n"
+           ".BR constructor ,\n"
+           ".BR era ,\n"
+           ".BR source ,\n"
+           ".BR closure\\-name ,\n"
+           ".B cost\\-centre\n"
+           "or\n"
+           ".BR thunk )\n"
+           "is exactly\n"
+           ".IR KEY ,\n"
+           "as the census row shows it: the closures of that row, e.g.\n"
+           ".B \\-\\-bucket constructor=main:Main:Leak\n"
+           "or\n"
+           ".BR \"\\-\\-bucket thunk=app/Main.hs:12:5\\-20\" .\n"
+           "The JSON of\n"
+           ".B census\n"
+           "and\n"
+           ".B thunks\n"
+           "gives each row's value as\n"
+           ".BR bucket .\n"
+           "Two of them select a row of a two-level census. A closure that the\n"
+           "census by\n"
+           ".I KIND\n"
+           "does not count (a non-thunk for\n"
+           ".BR thunk )\n"
+           "never passes, inverted or not; an\n"
+           ".B era\n"
+           "key is a number, and\n"
+           ".B era\n"
+           "and\n"
+           ".B cost\\-centre\n"
+           "need the profiling they need in a census.\n"),
     {"theme", 0, "NAME", false, CLI_ON(EXPLORER), set_text, FIELD(theme), 0, 0, 0,
      "explorer colours: themes/NAME.theme (default, light, high-contrast, or your own)",
      "The explorer's colour theme (default\n"

@@ -20,6 +20,7 @@ typedef enum cli_command_id {
     CLI_ROOTS,
     CLI_SHOW,
     CLI_CENSUS,
+    CLI_THUNKS,
     CLI_RETAINERS,
     CLI_FIND,
     CLI_CACHE,

@@ -15,6 +15,9 @@
  *   "blocks":    {"groups": g, "bytes": b},  block groups ALL_BLOCKS serves
  *   "by_constructor": {"main:Main:Leak": {"count": n, "bytes": b}, ...},
  *   "by_type": {"THUNK_1_0": {"count": n, "bytes": b}, ...},   (non-constructors)
+ *   "by_thunk": {"app/Main.hs:12:5-20": {"count": n, "bytes": b}, ...},
+ *                thunks (THUNK*, THUNK_SELECTOR, AP, AP_STACK) by the IPE position of
+ *                their info table, else "<info 0x...>" [+ " " IPE name]
  *   "by_era": {"3": {"count": n, "bytes": b}, ...},       (profiled only; static: "0")
  *   "by_constructor_era": {"main:Main:Leak": {"1": {...}}}, (profiled only)
  *   "leak": {

@@ -413,6 +413,10 @@ typedef struct sg_pkey {
     uint64_t *era_count, *era_bytes; /* [0..eras] */
 } sg_pkey;
 
+typedef struct sg_pthunk {
+    uint64_t info, count, bytes;
+} sg_pthunk;
+
 typedef struct sg_plan {
     sg_walk w;
     unsigned eras;
@@ -434,11 +438,18 @@ typedef struct sg_plan {
     uint64_t garbage_count, garbage_bytes, leak_count, leak_bytes;
     uint64_t *era_count, *era_bytes;
     size_t *order; /* keys sorted by name (JSON) */
+    sg_pthunk *thunks; /* reachable thunks per info table (synth_gen_plan_thunks.c) */
+    size_t nthunks, capthunks, last_thunk;
     bool bad;
     char why[200];
 } sg_plan;
 void sg_plan_json(sg_ctx *c, sg_plan *pl, synth_process *out);
 void sg_plan_build(sg_ctx *c, synth_process *out);
 void sg_plan_cleanup(sg_ctx *c);
+/* --- synth_gen_plan_thunks.c: the plan's "by_thunk" --- */
+void sg_plan_thunk_count(sg_plan *pl, const sg_closure *cl);
+void sg_plan_thunks_json(sg_ctx *c, sg_buf *b, const sg_plan *pl, const synth_process *p,
+                         void (*put)(sg_ctx *, sg_buf *, const char *),
+                         void (*esc)(const char *, char *, size_t));
 
 #endif

@@ -39,6 +39,10 @@ static void escape(const char *s, char *dst, size_t len) {
     dst[o] = 0;
 }
 
+static void put_text(sg_ctx *c, sg_buf *b, const char *s) {
+    sg_buf_put(c, b, s, strlen(s));
+}
+
 typedef struct named {
     const char *name;
     size_t idx;
@@ -156,6 +160,7 @@ void sg_plan_json(sg_ctx *c, sg_plan *pl, synth_process *p) {
         c->heap.group_bytes);
     section(c, b, pl, order, true, "by_constructor");
     section(c, b, pl, order, false, "by_type");
+    sg_plan_thunks_json(c, b, pl, p, put_text, escape);
     if (c->prof)
         eras(c, b, pl, order);
 

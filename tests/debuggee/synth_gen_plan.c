@@ -198,6 +198,7 @@ static void count(sg_ctx *c, sg_plan *pl, const sg_closure *cl, bool heap) {
     pk->bytes += cl->size;
     pk->era_count[era]++;
     pk->era_bytes[era] += cl->size;
+    sg_plan_thunk_count(pl, cl);
     pl->era_count[era]++;
     pl->era_bytes[era] += cl->size;
     pl->reach_count++;
@@ -279,6 +280,7 @@ void sg_plan_cleanup(sg_ctx *c) {
     free(pl->era_count);
     free(pl->era_bytes);
     free(pl->order);
+    free(pl->thunks);
     free(pl);
     c->plan = NULL;
 }

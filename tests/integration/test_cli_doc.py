@@ -23,7 +23,7 @@ BLOCKS = {"commands": "COMMANDS", "options": "OPTIONS", "filters": "FILTERS"}
 # A well-formed value for each kind of option value, to test where it applies.
 SAMPLES = {"MS": "1000", "N": "1", "KIND": "type", "REGEX": "x", "NAME": "x", "0xA": "0x10",
            "0xP": "0x10", "TYPE": "THUNK", "RANGE": "1", "ID": "1", "SIZE": "1G",
-           "TEXT": "x"}
+           "TEXT": "x", "A[,B]": "type,era", "COLUMN": "count", "KIND=KEY": "type=THUNK"}
 MISSING_SOCKET = "/nonexistent/heapscope-doc-test.sock"
 
 
@@ -65,8 +65,8 @@ class CliDoc(unittest.TestCase):
 
     def test_tables_are_not_empty(self):
         self.assertEqual(set(self.commands),
-                         {"info", "roots", "show", "census", "retainers", "find", "cache", "snapshot",
-                          "strings", "dump"})
+                         {"info", "roots", "show", "census", "thunks", "retainers", "find", "cache",
+                          "snapshot", "strings", "dump"})
         names = [o["name"] for o in self.options]
         for wanted in ("--json", "--timeout", "--depth", "--limit", "--constructor",
                        "--not-era", "--theme", "--keys", "--help", "--version"):

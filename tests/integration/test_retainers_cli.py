@@ -279,9 +279,9 @@ class PlantedLeak(PlantedCase):
         self.assertIn("0x followed by", self.fails(2, "--address", "4200004000"))
         self.assertIn("whole number", self.fails(2, "--min-size", "big"))
         self.assertIn("at least one filter", self.fails(2, command="retainers"))
-        r = run("census", self.debuggee.socket, "--era", "2")
+        r = run("roots", self.debuggee.socket, "--era", "2")  # filters apply to census now
         self.assertEqual(r.returncode, 2)
-        self.assertIn("--era does not apply to 'census'", r.stderr)
+        self.assertIn("--era does not apply to 'roots'", r.stderr)
         r = run("census", self.debuggee.socket, "--limit", "2")
         self.assertEqual(r.returncode, 2)
         self.assertIn("--limit does not apply to 'census'", r.stderr)

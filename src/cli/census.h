@@ -1,0 +1,24 @@
+/* What census and thunks share (private to src/cli): running a census
+ * with the filter options and printing it as text or JSON. */
+#ifndef HEAPSCOPE_CLI_CENSUS_H
+#define HEAPSCOPE_CLI_CENSUS_H
+
+#include "heapscope/cli.h"
+#include "heapscope/query.h"
+
+typedef struct cli_census_view {
+    const char *title;       /* "census by constructor,era", "thunks" */
+    const char *key_heading; /* the key column's heading */
+    bool hint_bucket;        /* text: end with the --bucket that finds a row's retainers */
+} cli_census_view;
+
+/* Builds the filters (exit 2 on a bad one), opens the session, takes the
+ * census of spec (its filters are set here), sorts it by column, prints
+ * it and closes the session. Returns the exit status. */
+int cli_run_census(const char *target, const cli_common *common, query_census_spec *spec,
+                   query_census_column column, const cli_census_view *v);
+
+/* The --sort column (default bytes); 0, or 2 after a usage message. */
+int cli_census_column(const cli_common *common, query_census_column *out);
+
+#endif
