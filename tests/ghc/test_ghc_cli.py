@@ -272,6 +272,84 @@ class RealHeap(unittest.TestCase):
                 self.resume()
 
 
+class ProfilingHeaders(unittest.TestCase):
+    """The profiled build under LDV (+RTS -hb) and retainer (+RTS -hr)
+    profiling (issue 11, §4): every closure's header in roots, find, show
+    and retainers, its cost centre as the runtime names it, and the header
+    word as the mode says. Both modes need one capability."""
+
+    def setUp(self):
+        if not PROGRAM.endswith("-prof"):
+            self.skipTest("not the profiled build")
+
+    def start(self, flag):
+        program = Program("+RTS", "-N1", flag, "-RTS")
+        self.addCleanup(program.stop)
+        self.addCleanup(program.proc.kill)
+        return program
+
+    def json_of(self, program, *args):
+        r = run(args[0], program.socket, *args[1:], "--json")
+        self.assertEqual(r.returncode, 0, r.stderr + program.stderr())
+        return json.loads(r.stdout)
+
+    def check(self, flag, mode):
+        program = self.start(flag)
+        self.assertEqual(self.json_of(program, "info")["profiling"], mode)
+        # the CAF's value: allocated under its module's CAF cost centre
+        caf = self.json_of(program, "find", "--exact", "CafMarker", "--limit", "0")
+        self.assertEqual(caf["count"], 1)
+        prof = caf["matches"][0]["closure"]["profiling"]
+        cc = prof["cost_centre"]
+        self.assertEqual((cc["label"], cc["module"], cc["location"], cc["is_caf"]),
+                         ("CAF", "Main", "<entire-module>", True), prof)
+        self.assertEqual(prof["mode"], mode)
+        # the cost-centre filter finds it by the id the header names
+        by_id = self.json_of(program, "find", "--cost-centre", str(cc["id"]), "--limit", "0")
+        self.assertIn(caf["matches"][0]["closure"]["address"],
+                      [m["closure"]["address"] for m in by_id["matches"]])
+        self.assertTrue(all(m["closure"]["profiling"]["cost_centre"]["id"] == cc["id"]
+                            for m in by_id["matches"]), by_id["matches"][:3])
+        # every step of every path to a Leak, and the saved objects
+        found = self.json_of(program, "retainers", "--exact", "Leak", "--limit", "0")
+        self.assertEqual(found["count"], LEAKS)
+        roots = self.json_of(program, "roots")
+        self.assertEqual(len(roots["saved_objects"]), SAVED)
+        holder = roots["saved_objects"][1]
+        hcc = holder["profiling"]["cost_centre"]
+        self.assertEqual((hcc["label"], hcc["module"], hcc["location"]),
+                         ("MAIN", "MAIN", "<built-in>"), holder)
+        steps = [s for m in found["matches"] for s in m["path"]]
+        for s in steps + roots["saved_objects"]:
+            p = s["profiling"]
+            self.assertEqual(p["mode"], mode, s)
+            self.assertIsNotNone(p["cost_centre"], s)
+            if mode == "ldv":
+                ldv = p["ldv"]
+                self.assertGreaterEqual(ldv["created"], 0)
+                self.assertEqual(ldv["used"], ldv["last_used"] is not None, s)
+                if ldv["used"]:
+                    self.assertGreaterEqual(ldv["last_used"], ldv["created"], s)
+                self.assertEqual(p["word"] >> 30 & 0x3FFFFFFF, ldv["created"])
+            else:
+                r = p["retainer"]
+                self.assertIn(r["flag"], (0, 1))
+                self.assertEqual(p["word"] & ~1, int(r["set"], 16) if r["set"] else 0)
+        # the text says the same as the JSON
+        r = run("find", program.socket, "--exact", "CafMarker")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("  cc Main.CAF (<entire-module>)  CafMarker ", r.stdout)
+        word = {"ldv": "  ldv created %d " % prof.get("ldv", {}).get("created", -1),
+                "retainer": "  retainer set "}[mode]
+        self.assertIn(word, r.stdout)
+
+    def test_ldv(self):
+        self.check("-hb", "ldv")
+
+    def test_retainer(self):
+        self.check("-hr", "retainer")
+
+
 class SocketDirectory(unittest.TestCase):
     def test_xdg_sockets_directory(self):
         program = Program(xdg=True)

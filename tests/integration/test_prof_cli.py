@@ -165,6 +165,16 @@ class ProfiledModes(unittest.TestCase):
             self.assertTrue(line, text)
             self.assertIn(want_text(p, mode), line[0])
 
+        # a snapshot keeps the cost centres: its paths print as the live ones
+        snap = os.path.join(self.tmp.name, mode + ".heapscope")
+        self.runs += 1
+        r = run("snapshot", d.socket, "-o", snap)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        live = self.json_of(d, "retainers", "--exact", "Leak", "--limit", "3")
+        r = run("retainers", snap, "--exact", "Leak", "--limit", "3", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(json.loads(r.stdout)["matches"], live["matches"])
+
         # a search with many results asks each stack and cost centre once
         before = self.counts(counts, self.runs)
         out = self.json_of(d, "retainers", "--exact", "Leak", "--limit", "0")
