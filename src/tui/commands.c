@@ -49,6 +49,10 @@
     {"Filters", verb ": closure type", {0}, EXPL, PAUSED,                                      \
      what " closures of a closure type (THUNK_2_0, ARR_WORDS, ...)", fn, QUERY_FILTER_TYPE}
 
+/* The commands that open a view, each defined in its view's file (view_*.c). */
+void tui_cmd_census(tui_app *app, int arg);
+void tui_cmd_thunks(tui_app *app, int arg);
+
 const tui_command tui_commands[] = {
     {"General", "Help", {'?'}, ANY, 0, "Show every key binding", tui_cmd_help, 0},
     {"General", "Command palette", {C('p')}, ANY, 0,
@@ -99,7 +103,7 @@ const tui_command tui_commands[] = {
 
     {"Tree", "Expand", {KEY_RIGHT, 'l', '\n'}, EXPL, PAUSED,
      "Open the selected closure (its children are read now); on an open one, go to its first "
-     "child",
+     "child; on a census row, search the retainers of exactly that row's closures",
      tui_cmd_request, TUI_REQ_OPEN},
     {"Tree", "Collapse or go to parent", {KEY_LEFT, 'h'}, EXPL, PAUSED,
      "Close the selected node, or select its parent", tui_cmd_request, TUI_REQ_CLOSE},
@@ -142,6 +146,18 @@ const tui_command tui_commands[] = {
      "Retainers of the closures that pass every active filter", tui_cmd_search, 0},
     {"Search", "Set search limit", {C('l')}, EXPL, PAUSED,
      "Most matches a search shows (0 for no limit; default 100)", tui_cmd_limit, 0},
+
+    {"Census", "Census", {'c'}, EXPL, PAUSED,
+     "Count the reachable closures that pass the active filters by type, constructor, source, "
+     "closure-name, era, cost-centre or thunk, optionally with a second level (asks for A or "
+     "A,B); columns count, bytes, max and average",
+     tui_cmd_census, 0},
+    {"Census", "Thunks", {'t'}, EXPL, PAUSED,
+     "The thunks grouped by source location (or info table when there is none), largest first",
+     tui_cmd_thunks, 0},
+    {"Census", "Sort census", {'s'}, EXPL, PAUSED,
+     "Sort a census by its next column: bytes, count, max, average, key", tui_cmd_request,
+     TUI_REQ_SORT},
 
     FILTER_COMMANDS("Add filter", "Keep only", tui_cmd_add_filter),
     FILTER_COMMANDS("Add exclusion", "Leave out", tui_cmd_add_exclusion),

@@ -123,9 +123,17 @@ void tui_prompt_open(tui_app *app, tui_prompt_kind kind, query_filter_kind filte
     p->filter = filter;
     p->invert = invert;
     snprintf(p->label, sizeof p->label, "%s", label);
+    p->on_submit = NULL;
     tui_input_clear(&p->in);
     app->mode = TUI_MODE_PROMPT;
     app->msg.text[0] = 0;
+}
+
+void tui_prompt_ask(tui_app *app, const char *label, const char *default_text,
+                    void (*on_submit)(tui_app *app, const char *text)) {
+    tui_prompt_open(app, TUI_PROMPT_ASK, 0, false, label);
+    app->prompt.on_submit = on_submit;
+    tui_input_set_default(&app->prompt.in, default_text);
 }
 
 static bool invertible(tui_prompt_kind k) {
@@ -142,6 +150,7 @@ static void submit(tui_app *app) {
     case TUI_PROMPT_REMOVE: tui_search_submit_remove(app); break;
     case TUI_PROMPT_LARGE_ARR: tui_search_submit_large(app); break;
     case TUI_PROMPT_SAVE: tui_save_submit(app); break;
+    case TUI_PROMPT_ASK: app->prompt.on_submit(app, app->prompt.in.text); break;
     }
 }
 

@@ -16,7 +16,8 @@ typedef enum tui_prompt_kind {
     TUI_PROMPT_LIMIT,
     TUI_PROMPT_REMOVE,
     TUI_PROMPT_LARGE_ARR,     /* filters := [ARR_WORDS, size >= n]; search */
-    TUI_PROMPT_SAVE           /* Ctrl-X: the snapshot file's name */
+    TUI_PROMPT_SAVE,          /* Ctrl-X: the snapshot file's name */
+    TUI_PROMPT_ASK            /* a view's question: on_submit gets the text */
 } tui_prompt_kind;
 
 typedef struct tui_prompt {
@@ -25,11 +26,16 @@ typedef struct tui_prompt {
     bool invert;      /* Ctrl-G while typing a filter */
     char label[96];
     tui_input in;
+    void (*on_submit)(tui_app *app, const char *text); /* TUI_PROMPT_ASK */
 } tui_prompt;
 
 void tui_prompt_open(tui_app *app, tui_prompt_kind kind, query_filter_kind filter, bool invert,
                      const char *label);
 void tui_prompt_key(tui_app *app, int key);
+/* Asks for a line of text, pre-filled with a selected default; Enter hands
+ * it to on_submit (a view's own question, without a prompt kind of its own). */
+void tui_prompt_ask(tui_app *app, const char *label, const char *default_text,
+                    void (*on_submit)(tui_app *app, const char *text));
 
 /* The footer: the prompt, a question, the last message or the view's keys. */
 void tui_footer_draw(tui_app *app);

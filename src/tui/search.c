@@ -184,7 +184,7 @@ void tui_cmd_find_large(tui_app *app, int arg) {
 
 void tui_cmd_search(tui_app *app, int arg) {
     (void)arg;
-    tui_search_run(app, NULL);
+    tui_search_run(app, NULL, 0, NULL);
 }
 
 /* Whether a typed address holds a closure; says why not when it does
@@ -220,7 +220,7 @@ void tui_search_submit_filter(tui_app *app) {
     if (spec.kind == QUERY_FILTER_ADDRESS && !spec.invert && !closure_lives_at(app, spec.text))
         return;
     set_filters(app, &spec, 1);
-    tui_search_run(app, NULL);
+    tui_search_run(app, NULL, 0, NULL);
 }
 
 void tui_search_submit_large(tui_app *app) {
@@ -233,7 +233,7 @@ void tui_search_submit_large(tui_app *app) {
         return;
     }
     set_filters(app, specs, 2);
-    tui_search_run(app, NULL);
+    tui_search_run(app, NULL, 0, NULL);
 }
 
 /* ---- running a search ------------------------------------------------ */
@@ -290,39 +290,56 @@ static bool on_progress(void *ctx, uint64_t visited) {
     return tui_progress(what, visited, "closures visited");
 }
 
-static void describe_all(tui_app *app, char *buf, size_t cap) {
-    size_t len = 0;
+void tui_filters_text(const query_filters *f, char *buf, size_t cap) {
+    size_t len = 0, n_filters = f ? query_filters_count(f) : 0;
     buf[0] = 0;
-    for (size_t i = 0; i < app->ex.n_filters && len + 1 < cap; i++) {
+    for (size_t i = 0; i < n_filters && len + 1 < cap; i++) {
         char d[320];
-        tui_filter_describe(app, i, d, sizeof d);
+        query_filters_describe(f, i, d, sizeof d);
         int n = snprintf(buf + len, cap - len, "%s%s", i ? " AND " : "", d);
         if (n < 0)
             break;
         len += (size_t)n < cap - len ? (size_t)n : cap - len - 1;
     }
-    if (app->ex.n_filters == 0)
+    if (n_filters == 0)
         snprintf(buf, cap, "every closure");
 }
 
-void tui_search_run(tui_app *app, const char *title) {
+hs_status tui_filters_ready(tui_app *app, const tui_filter_spec *extra, size_t n_extra,
+                            query_filters **out, hs_error *err) {
+    tui_explorer *ex = &app->ex;
+    *out = NULL;
+    hs_status st = query_filters_new(out, err);
+    for (size_t i = 0; st == HS_OK && i < ex->n_filters + n_extra; i++) {
+        const tui_filter_spec *f = i < ex->n_filters ? &ex->filters[i] : &extra[i - ex->n_filters];
+        st = query_filters_add(*out, f->kind, f->text, f->invert, err);
+    }
+    if (st == HS_OK)
+        st = query_filters_prepare(*out, session_heap(app->sess), err);
+    if (st != HS_OK) {
+        query_filters_free(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
+void tui_search_run(tui_app *app, const tui_filter_spec *extra, size_t n_extra,
+                    const char *title) {
     tui_explorer *ex = &app->ex;
     heap *h = session_heap(app->sess);
     hs_error err = {0};
-    if (!ex->built && rebuild(ex, &err) != HS_OK) {
-        tui_app_message(app, TUI_ROLE_ERROR, "%s", err.message);
-        return;
-    }
-    if (query_filters_prepare(ex->built, h, &err) != HS_OK) {
+    query_filters *filters;
+    if (tui_filters_ready(app, extra, n_extra, &filters, &err) != HS_OK) {
         tui_app_error(app, "cannot search", &err);
         return;
     }
     search_ctx x = {.app = app, .v = tui_tree_view_new("Nothing matched.")};
     if (!x.v) {
+        query_filters_free(filters);
         tui_app_message(app, TUI_ROLE_ERROR, "out of memory");
         return;
     }
-    query_search q = {.filters = ex->built, .limit = ex->limit, .paths = true, .prepared = true,
+    query_search q = {.filters = filters, .limit = ex->limit, .paths = true, .prepared = true,
                       .on_match = on_match, .ctx = &x, .progress = on_progress,
                       .progress_ctx = &x};
     query_search_stats stats;
@@ -331,12 +348,13 @@ void tui_search_run(tui_app *app, const char *title) {
     bool cancelled = tui_progress_cancelled();
     if (st != HS_OK && !cancelled) {
         tui_view_free(&x.v->base);
+        query_filters_free(filters);
         tui_app_error(app, "search failed", &err);
         return;
     }
     tui_tree_view *v = x.v;
     char what[200];
-    describe_all(app, what, sizeof what);
+    tui_filters_text(filters, what, sizeof what);
     snprintf(v->base.title, sizeof v->base.title, "%s%s", title ? title : "Retainers of ", what);
     char max[32];
     snprintf(max, sizeof max, "%s", tui_term_caps_get()->utf8 ? "∞" : "inf");
@@ -357,7 +375,7 @@ void tui_search_run(tui_app *app, const char *title) {
     if (cancelled)
         tui_app_message(app, TUI_ROLE_INFO, "search cancelled: %zu %s so far", v->n_matches,
                         hs_plural(v->n_matches, "match", "matches"));
-    else if (v->n_matches == 0 && query_filters_provenance_missing(ex->built))
+    else if (v->n_matches == 0 && query_filters_provenance_missing(filters))
         tui_app_message(app, TUI_ROLE_INFO,
                         "nothing matched: no closure looked at has info-table provenance, so "
                         "a closure-name filter cannot match (build the program with "
@@ -370,4 +388,5 @@ void tui_search_run(tui_app *app, const char *title) {
         tui_app_message(app, TUI_ROLE_INFO, "%zu %s%s; Enter opens a path%s", v->n_matches,
                         hs_plural(v->n_matches, "match", "matches"),
                         stats.limit_reached ? " (the search limit)" : "", skipped);
+    query_filters_free(filters);
 }

@@ -5,10 +5,23 @@
 
 #include <stddef.h>
 
+#include "explorer.h"
+#include "heapscope/query.h"
+#include "heapscope/status.h"
+
 typedef struct tui_app tui_app;
 
-/* Runs a retainer search with the current filters as a new view. */
-void tui_search_run(tui_app *app, const char *title);
+/* Runs a retainer search with the active filters, then the n_extra specs
+ * of extra (a census bucket's; they do not join the active list), as a new
+ * view titled title + the filters ("Retainers of " when title is NULL). */
+void tui_search_run(tui_app *app, const tui_filter_spec *extra, size_t n_extra,
+                    const char *title);
+/* The active filters and then the extra specs, compiled and prepared for
+ * the paused heap into a new list (*out, freed by the caller). */
+hs_status tui_filters_ready(tui_app *app, const tui_filter_spec *extra, size_t n_extra,
+                            query_filters **out, hs_error *err);
+/* "Exact constructor name Leak AND ...", or "every closure" for none. */
+void tui_filters_text(const query_filters *f, char *buf, size_t cap);
 /* Applies a submitted filter prompt. */
 void tui_search_submit_filter(tui_app *app);
 void tui_search_submit_limit(tui_app *app);
@@ -16,7 +29,6 @@ void tui_search_submit_remove(tui_app *app);
 void tui_search_submit_large(tui_app *app);
 /* "Exact constructor name Leak", as the filter bar shows filter i. */
 void tui_filter_describe(const tui_app *app, size_t i, char *buf, size_t cap);
-
 
 void tui_cmd_find_by(tui_app *app, int kind); /* filters := [kind]; search */
 void tui_cmd_add_filter(tui_app *app, int kind);

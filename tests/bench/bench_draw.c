@@ -145,7 +145,7 @@ int main(int argc, char **argv) {
     }
     app->ex.limit = rows;
     double t0 = bench_now();
-    tui_search_run(app, NULL); /* every closure, up to `rows` matches */
+    tui_search_run(app, NULL, 0, NULL); /* every closure, up to `rows` matches */
     double t_search = bench_now() - t0;
     tui_view *v = tui_app_view(app);
     tui_tree_view *tv = tui_tree_view_of(v);

@@ -1,0 +1,365 @@
+/* The census view: the reachable closures that pass the active filters,
+ * counted by one or two keys (type, constructor, source, closure name,
+ * era, cost centre, thunk) with count, bytes, max and average columns,
+ * sortable by each, and a bar of each row's share. Two levels list each
+ * first-level row with its second-level rows under it. Enter runs the
+ * retainer search of exactly the selected row's closures (the active
+ * filters and one bucket filter per level) as a new view. The thunks
+ * view is the census by thunk. The counting is query/'s. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "commands.h"
+#include "draw.h"
+#include "heapscope/plural.h"
+#include "search.h"
+#include "term.h"
+#include "tree_view.h"
+#include "tui_curses.h"
+#include "view.h"
+
+#define BAR_COLS 10
+#define NUM_COLS 42 /* count, bytes, max, avg: 11 + 11 + 10 + 10 */
+#define DEFAULT_BY "constructor"
+
+/* One line on screen: a first-level row, or a second-level row under parent. */
+typedef struct census_line {
+    const query_census_row *row;
+    const query_census_row *parent; /* NULL on the first level */
+} census_line;
+
+typedef struct census_view {
+    tui_view base;
+    query_census census;
+    query_census_by by[QUERY_CENSUS_MAX_LEVELS];
+    size_t levels;
+    query_census_column column;
+    bool descending;
+    census_line *lines;
+    size_t n_lines;
+    size_t sel, top;
+    int height;
+} census_view;
+
+static void census_free(tui_view *base) {
+    census_view *v = (census_view *)base;
+    query_census_free(&v->census);
+    free(v->lines);
+    free(v);
+}
+
+static bool build_lines(census_view *v) {
+    size_t n = v->census.n_rows;
+    for (size_t i = 0; i < v->census.n_rows; i++)
+        n += v->census.rows[i].n_children;
+    census_line *lines = calloc(n ? n : 1, sizeof *lines);
+    if (!lines)
+        return false;
+    size_t k = 0;
+    for (size_t i = 0; i < v->census.n_rows; i++) {
+        const query_census_row *r = &v->census.rows[i];
+        lines[k++] = (census_line){.row = r};
+        for (size_t c = 0; c < r->n_children; c++)
+            lines[k++] = (census_line){.row = &r->children[c], .parent = r};
+    }
+    free(v->lines);
+    v->lines = lines;
+    v->n_lines = k;
+    return true;
+}
+
+/* ---- drawing ---------------------------------------------------------- */
+
+/* A row's share of the whole: of the closures when sorted by count, else of the bytes. */
+static double share(const census_view *v, const query_census_row *r) {
+    bool by_count = v->column == QUERY_CENSUS_COL_COUNT;
+    uint64_t total = by_count ? v->census.total_count : v->census.total_bytes;
+    uint64_t part = by_count ? r->count : r->bytes;
+    return total ? (double)part / (double)total : 0;
+}
+
+static void draw_head(const census_view *v, int y) {
+    static const query_census_column cols[] = {QUERY_CENSUS_COL_COUNT, QUERY_CENSUS_COL_BYTES,
+                                               QUERY_CENSUS_COL_MAX, QUERY_CENSUS_COL_AVG};
+    static const int widths[] = {11, 11, 10, 10};
+    bool utf8 = tui_term_caps_get()->utf8;
+    const char *mark = v->descending ? (utf8 ? "▼" : "v") : (utf8 ? "▲" : "^");
+    int attr = tui_attr(TUI_ROLE_LABEL) | A_BOLD;
+    tui_fill(y, 0, COLS, tui_attr(TUI_ROLE_NORMAL));
+    tui_put(y, 1, "share", BAR_COLS + 8, attr);
+    int x = 1 + BAR_COLS + 8;
+    char label[48];
+    for (size_t i = 0; i < sizeof cols / sizeof *cols; i++) {
+        snprintf(label, sizeof label, "%s%s", v->column == cols[i] ? mark : "",
+                 query_census_column_name(cols[i]));
+        int w = tui_text_cols(label, strlen(label));
+        tui_put(y, x + widths[i] - w, label, w, attr);
+        x += widths[i];
+    }
+    char keys[96];
+    snprintf(keys, sizeof keys, "  %s%s%s%s", v->column == QUERY_CENSUS_COL_KEY ? mark : "",
+             query_census_by_name(v->by[0]), v->levels > 1 ? " / " : "",
+             v->levels > 1 ? query_census_by_name(v->by[1]) : "");
+    tui_put(y, x, keys, COLS - x, attr);
+}
+
+static void draw_line(const census_view *v, size_t i, int y) {
+    const census_line *l = &v->lines[i];
+    const query_census_row *r = l->row;
+    bool sel = i == v->sel;
+    int base = tui_attr(sel ? TUI_ROLE_SELECTED : TUI_ROLE_NORMAL);
+    tui_fill(y, 0, COLS, base);
+    double s = share(v, r);
+    int cells = (int)(s * BAR_COLS + 0.5);
+    const char *full = tui_term_caps_get()->utf8 ? "█" : "#";
+    for (int c = 0; c < cells && c < BAR_COLS; c++)
+        tui_put(y, 1 + c, full, 1, sel ? base : tui_attr(TUI_ROLE_TYPE));
+    char buf[96];
+    snprintf(buf, sizeof buf, "%6.1f%%", s * 100);
+    tui_put(y, 1 + BAR_COLS + 1, buf, 7, base);
+    snprintf(buf, sizeof buf, "%11" PRIu64 "%11" PRIu64 "%10" PRIu64 "%10" PRIu64, r->count,
+             r->bytes, r->max, r->count ? r->bytes / r->count : 0);
+    int x = 1 + BAR_COLS + 8;
+    x += tui_put(y, x, buf, COLS - x, base);
+    x += tui_put(y, x, l->parent ? "      " : "  ", COLS - x, base);
+    int key_attr = l->parent || v->levels == 1 ? base : base | (int)A_BOLD;
+    tui_put(y, x, r->key, COLS - x, key_attr);
+}
+
+static void census_draw(tui_app *app, tui_view *base, int top, int bottom) {
+    census_view *v = (census_view *)base;
+    if (app->ex.n_filters > 0 && bottom - top > 3)
+        tui_filters_draw(app, top++);
+    draw_head(v, top++);
+    v->height = bottom - top > 1 ? bottom - top : 1;
+    tui_list_scroll(&v->sel, &v->top, v->n_lines, (size_t)v->height);
+    for (int i = 0; i < v->height && v->top + (size_t)i < v->n_lines; i++)
+        draw_line(v, v->top + (size_t)i, top + i);
+    if (v->n_lines == 0)
+        tui_put(top + 1, 2, "Nothing counted.", COLS - 4, tui_attr(TUI_ROLE_INFO));
+}
+
+/* ---- requests ----------------------------------------------------------- */
+
+/* A bucket filter matching exactly the closures of a row under by. */
+static bool bucket(query_census_by by, const query_census_row *r, tui_filter_spec *out) {
+    *out = (tui_filter_spec){.kind = QUERY_FILTER_BUCKET};
+    int n = snprintf(out->text, sizeof out->text, "%s=%s", query_census_by_name(by), r->key);
+    return n > 0 && (size_t)n < sizeof out->text;
+}
+
+static void retainers(tui_app *app, census_view *v) {
+    if (v->sel >= v->n_lines)
+        return;
+    const census_line *l = &v->lines[v->sel];
+    tui_filter_spec specs[QUERY_CENSUS_MAX_LEVELS];
+    size_t n = l->parent ? 2 : 1;
+    bool fits = bucket(v->by[n - 1], l->row, &specs[n - 1]);
+    if (l->parent)
+        fits = bucket(v->by[0], l->parent, &specs[0]) && fits;
+    if (!fits) {
+        tui_app_message(app, TUI_ROLE_ERROR, "the row's key is too long for a bucket filter");
+        return;
+    }
+    tui_search_run(app, specs, n, NULL);
+}
+
+static void find_next(tui_app *app, census_view *v, const char *needle) {
+    for (size_t k = 1; k <= v->n_lines; k++) {
+        size_t i = (v->sel + k) % v->n_lines;
+        if (tui_find_ci(v->lines[i].row->key, needle) >= 0) {
+            v->sel = i;
+            return;
+        }
+    }
+    tui_app_message(app, TUI_ROLE_ERROR, "'%s' is not in the census", needle);
+}
+
+/* Sorts by the next column (bytes, count, max, avg, key), keeping the selected row. */
+static void sort_next(tui_app *app, census_view *v) {
+    static const query_census_column order[] = {QUERY_CENSUS_COL_BYTES, QUERY_CENSUS_COL_COUNT,
+                                                QUERY_CENSUS_COL_MAX, QUERY_CENSUS_COL_AVG,
+                                                QUERY_CENSUS_COL_KEY};
+    size_t n = sizeof order / sizeof *order, at = 0;
+    while (at < n && order[at] != v->column)
+        at++;
+    v->column = order[(at + 1) % n];
+    v->descending = v->column != QUERY_CENSUS_COL_KEY;
+    char key[TUI_INPUT_MAX] = "", parent[TUI_INPUT_MAX] = "";
+    if (v->sel < v->n_lines) {
+        snprintf(key, sizeof key, "%s", v->lines[v->sel].row->key);
+        if (v->lines[v->sel].parent)
+            snprintf(parent, sizeof parent, "%s", v->lines[v->sel].parent->key);
+    }
+    query_census_sort(&v->census, v->column, v->descending);
+    if (!build_lines(v)) {
+        tui_app_message(app, TUI_ROLE_ERROR, "out of memory");
+        return;
+    }
+    for (size_t i = 0; i < v->n_lines; i++) {
+        const census_line *l = &v->lines[i];
+        if (strcmp(l->row->key, key) == 0 &&
+            (l->parent ? strcmp(l->parent->key, parent) == 0 : !parent[0])) {
+            v->sel = i;
+            break;
+        }
+    }
+    tui_app_message(app, TUI_ROLE_INFO, "sorted by %s",
+                    query_census_column_name(v->column));
+}
+
+static bool census_request(tui_app *app, tui_view *base, tui_request req) {
+    census_view *v = (census_view *)base;
+    size_t page = v->height > 1 ? (size_t)v->height - 1 : 1;
+    if (tui_list_move(&v->sel, &v->top, v->n_lines, page, req))
+        return true;
+    switch (req) {
+    case TUI_REQ_OPEN: retainers(app, v); return true;
+    case TUI_REQ_CLOSE: /* to the first-level row above */
+    case TUI_REQ_CLOSE_ALL:
+        while (v->sel > 0 && v->sel < v->n_lines && v->lines[v->sel].parent)
+            v->sel--;
+        return true;
+    case TUI_REQ_FIND_NEXT: find_next(app, v, app->ex.find); return true;
+    case TUI_REQ_SORT: sort_next(app, v); return true;
+    default: return false;
+    }
+}
+
+static const tui_hint census_hints[] = {
+    {"Expand", "retainers"}, {"Sort census", "sort"}, {"Census", "census"}, {"Back", "back"},
+    {"Help", "help"}, {"Command palette", "commands"}, {"Quit", "quit"}, {NULL, NULL}};
+
+static const tui_view_ops census_ops = {
+    .kind = "census",
+    .scope = TUI_SCOPE_EXPLORER,
+    .title = tui_explorer_title,
+    .draw = census_draw,
+    .request = census_request,
+    .hints = census_hints,
+    .free = census_free,
+};
+
+/* ---- opening ------------------------------------------------------------ */
+
+static bool on_progress(void *ctx, uint64_t visited) {
+    (void)ctx;
+    return tui_progress("counting", visited, "closures visited");
+}
+
+/* Counts into a new view and shows it; what is wrong goes to the footer. */
+static void census_open(tui_app *app, const query_census_by *by, size_t levels,
+                        const char *name) {
+    heap *h = session_heap(app->sess);
+    hs_error err = {0};
+    for (size_t i = 0; i < levels; i++)
+        if (query_census_by_usable(by[i], h, &err) != HS_OK) {
+            tui_app_message(app, TUI_ROLE_ERROR, "%s", err.message);
+            return;
+        }
+    query_filters *filters;
+    if (tui_filters_ready(app, NULL, 0, &filters, &err) != HS_OK) {
+        tui_app_error(app, "cannot count", &err);
+        return;
+    }
+    census_view *v = calloc(1, sizeof *v);
+    if (!v) {
+        query_filters_free(filters);
+        tui_app_message(app, TUI_ROLE_ERROR, "out of memory");
+        return;
+    }
+    v->base.ops = &census_ops;
+    memcpy(v->by, by, levels * sizeof *by);
+    v->levels = levels;
+    v->column = QUERY_CENSUS_COL_BYTES;
+    v->descending = true;
+    query_census_spec spec = {.levels = levels, .filters = filters, .prepared = true,
+                              .progress = on_progress};
+    memcpy(spec.by, by, levels * sizeof *by);
+    tui_progress_begin("counting");
+    hs_status st = query_census_compute(h, &spec, &v->census, &err);
+    char what[200];
+    tui_filters_text(filters, what, sizeof what);
+    query_filters_free(filters);
+    if (st == HS_OK && !build_lines(v))
+        st = hs_fail(&err, HS_ERR_NOMEM, "out of memory");
+    if (st != HS_OK) {
+        census_free(&v->base);
+        if (tui_progress_cancelled())
+            err.status = HS_ERR_CANCELLED;
+        tui_app_error(app, "census", &err);
+        return;
+    }
+    char by_text[64];
+    snprintf(by_text, sizeof by_text, "%s%s%s", query_census_by_name(by[0]),
+             levels > 1 ? ", " : "", levels > 1 ? query_census_by_name(by[1]) : "");
+    int n = snprintf(v->base.title, sizeof v->base.title, "%s by %s of ", name, by_text);
+    if (n > 0 && (size_t)n < sizeof v->base.title) /* the filters, as much as fits */
+        snprintf(v->base.title + n, sizeof v->base.title - (size_t)n, "%.*s",
+                 (int)(sizeof v->base.title - (size_t)n - 1), what);
+    snprintf(v->base.summary, sizeof v->base.summary, "%zu %s, %" PRIu64 " %s",
+             v->census.n_rows, hs_plural(v->census.n_rows, "row", "rows"), v->census.total_count,
+             hs_plural(v->census.total_count, "closure", "closures"));
+    tui_explorer_push(app, &v->base);
+    char k_open[32], k_sort[32];
+    const query_unreadable *u = &v->census.unreadable;
+    tui_app_message(app, TUI_ROLE_INFO,
+                    "%" PRIu64 " %s, %" PRIu64 " bytes; %s: retainers of a row, %s: sort%s",
+                    v->census.total_count, hs_plural(v->census.total_count, "closure", "closures"),
+                    v->census.total_bytes, tui_command_key("Expand", k_open, sizeof k_open),
+                    tui_command_key("Sort census", k_sort, sizeof k_sort),
+                    u->count ? "; some closures could not be read" : "");
+}
+
+/* "constructor" or "constructor,era" (spaces allowed) into by[]. */
+static bool parse_by(const char *text, query_census_by *by, size_t *levels, char *why,
+                     size_t cap) {
+    char copy[TUI_INPUT_MAX];
+    snprintf(copy, sizeof copy, "%s", text);
+    *levels = 0;
+    char *save = NULL;
+    for (char *w = strtok_r(copy, ", ", &save); w; w = strtok_r(NULL, ", ", &save)) {
+        if (*levels == QUERY_CENSUS_MAX_LEVELS) {
+            snprintf(why, cap, "a census has at most %d levels", QUERY_CENSUS_MAX_LEVELS);
+            return false;
+        }
+        if (!query_census_by_from_name(w, &by[(*levels)++])) {
+            snprintf(why, cap,
+                     "census by '%s'? type, constructor, source, closure-name, era, cost-centre "
+                     "or thunk, and optionally a second one after a comma",
+                     w);
+            return false;
+        }
+    }
+    if (*levels == 0)
+        snprintf(why, cap, "no key: nothing counted");
+    return *levels > 0;
+}
+
+static char last_by[TUI_INPUT_MAX] = DEFAULT_BY;
+
+static void by_submitted(tui_app *app, const char *text) {
+    query_census_by by[QUERY_CENSUS_MAX_LEVELS];
+    size_t levels;
+    char why[256];
+    if (!parse_by(text, by, &levels, why, sizeof why)) {
+        tui_app_message(app, TUI_ROLE_ERROR, "%s", why);
+        return;
+    }
+    snprintf(last_by, sizeof last_by, "%s", text);
+    census_open(app, by, levels, "Census");
+}
+
+void tui_cmd_census(tui_app *app, int arg) {
+    (void)arg;
+    tui_prompt_ask(app, "census by (A or A,B): ", last_by, by_submitted);
+}
+
+void tui_cmd_thunks(tui_app *app, int arg) {
+    (void)arg;
+    query_census_by by = QUERY_CENSUS_BY_THUNK;
+    census_open(app, &by, 1, "Thunks");
+}

@@ -1,0 +1,140 @@
+"""The census and thunks views (issue 11, §2 and §3): c counts the paused
+heap by one or two keys, checked row by row against the synthetic
+debuggee's plan; s sorts by the next column; the active filters apply;
+Enter on a row searches the retainers of exactly that row's closures (a
+new view in the history); t is the census of the thunks."""
+import re
+
+import harness
+from harness import TuiCase
+
+# share bar, percentage, count, bytes, max, avg, then the key (2 spaces on
+# the first level, 6 on the second)
+ROW = re.compile(r"^[ >]?\s*\S*\s+(\d+\.\d)%\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)(  +)(\S.*?)\s*$")
+TOTAL = re.compile(r"(\d+) rows?, (\d+) closures?")
+THUNK_TYPES = {"THUNK", "THUNK_1_0", "THUNK_0_1", "THUNK_2_0", "THUNK_1_1", "THUNK_0_2",
+               "THUNK_STATIC", "THUNK_SELECTOR", "AP", "AP_STACK"}
+
+
+def rows(screen):
+    """[(level, key, count, bytes, max, avg)] of the census rows on screen."""
+    out = []
+    for line in screen.lines:
+        m = ROW.match(line)
+        if m:
+            level = 1 if len(m.group(6)) < 6 else 2
+            out.append((level, m.group(7), int(m.group(2)), int(m.group(3)), int(m.group(4)),
+                        int(m.group(5))))
+    return out
+
+
+class Census(TuiCase):
+    def setUp(self):
+        super().setUp()
+        self.d = self.debuggee()
+        plan = self.d.plan
+        # the census keys: constructors, and every other closure by its type
+        self.by_key = dict(plan["by_constructor"], **plan["by_type"])
+        self.leak_key = next(k for k in plan["by_constructor"] if k.endswith(":Leak"))
+
+    def census(self, t, by=None):
+        t.keys("c")
+        t.wait_text("census by", what="the census prompt")
+        if by is not None:
+            t.type(by)  # replaces the default
+        t.keys("Enter")
+        return t.wait(lambda s: TOTAL.search(s.lines[0]) and len(rows(s)) > 5,
+                      "the census view", timeout=60)
+
+    def test_census_by_constructor_is_the_plan(self):
+        t = self.paused(self.d, height=45, width=120)
+        s = self.census(t)  # the default: by constructor
+        self.assertIn("Census by constructor of every closure", s.lines[0])
+        total = TOTAL.search(s.lines[0])
+        self.assertEqual(int(total.group(2)), self.d.plan["reachable"]["count"], s.dump())
+        self.assertEqual(int(total.group(1)), len(self.by_key), "one row per census key")
+        shown = rows(s)
+        self.assertGreater(len(shown), 20, s.dump())
+        for level, key, count, nbytes, biggest, avg in shown:
+            self.assertEqual(level, 1)
+            self.assertIn(key, self.by_key, s.dump())
+            self.assertEqual((count, nbytes), (self.by_key[key]["count"], self.by_key[key]["bytes"]),
+                             "row %s:\n%s" % (key, s.dump()))
+            self.assertEqual(avg, nbytes // count)
+            self.assertLessEqual(avg, biggest)
+        self.assertEqual([r[3] for r in shown], sorted((r[3] for r in shown), reverse=True),
+                         "largest first:\n" + s.dump())
+
+        # s: by count, the next column
+        t.keys("s")
+        s = t.wait(lambda s: re.search(r"[▼v]count", s.text) and rows(s), "sorted by count")
+        counts = [r[2] for r in rows(s)]
+        self.assertEqual(counts, sorted(counts, reverse=True), s.dump())
+        self.assertEqual(counts[0], max(v["count"] for v in self.by_key.values()))
+
+    def test_two_levels_and_the_retainers_of_one_bucket(self):
+        t = self.paused(self.d, height=45, width=140)
+        t.keys("C-l")
+        t.wait_text("limit", what="the limit prompt")
+        t.type("0")
+        t.keys("Enter")
+        s = self.census(t, "constructor, era")
+        self.assertIn("Census by constructor, era", s.lines[0])
+        t.keys("/")
+        t.type(self.leak_key)
+        t.keys("Enter")
+        s = t.wait(lambda s: s.selected_text() and self.leak_key in s.selected_text(),
+                   "the Leak row selected")
+        shown = rows(s)
+        at = next(i for i, r in enumerate(shown) if r[1] == self.leak_key and r[0] == 1)
+        leak = self.d.plan["by_constructor"][self.leak_key]
+        self.assertEqual(shown[at][2:4], (leak["count"], leak["bytes"]))
+        by_era = self.d.plan["by_constructor_era"][self.leak_key]
+        children = []
+        for r in shown[at + 1:]:
+            if r[0] == 1:
+                break
+            children.append(r)
+        self.assertEqual({c[1]: (c[2], c[3]) for c in children},
+                         {era: (v["count"], v["bytes"]) for era, v in by_era.items()}, s.dump())
+
+        # Enter on the Leak row's era: its retainers, a new view in the history
+        era = self.d.plan["leak"]["era"]
+        t.keys("Down")
+        t.wait(lambda s: s.selected_text() and s.selected_text().rstrip().endswith(" %d" % era),
+               "the era row of Leak selected")
+        t.keys("Enter")
+        s = t.wait_regex(r"(\d+) items/", timeout=60, what="the retainers view")
+        self.assertIn("%d items/" % leak["count"], s.lines[0], s.dump())
+        self.assertIn("constructor=%s" % self.leak_key, s.lines[0])
+        self.assertIn("era=%d" % era, s.lines[0])
+        self.assertIn("view 3/3", s.lines[0])
+        t.keys("M-Left")
+        s = t.wait(lambda s: "Census by constructor, era" in s.lines[0], "back to the census")
+
+    def test_filters_apply_and_thunks(self):
+        t = self.paused(self.d, height=45, width=120)
+        t.run_command("Add filter: era range")
+        t.wait_text("era range", what="the era prompt")
+        era = self.d.plan["leak"]["era"]
+        t.type(str(era))
+        t.keys("Enter")
+        t.wait_text("Filters:", what="the filter bar")
+        s = self.census(t)
+        total = TOTAL.search(s.lines[0])
+        self.assertEqual(int(total.group(2)), self.d.plan["by_era"][str(era)]["count"], s.dump())
+        leak = [r for r in rows(s) if r[1] == self.leak_key]
+        self.assertEqual(leak[0][2], self.d.plan["leak"]["count"], s.dump())
+
+        t.keys("C-w")  # no filters: every thunk
+        t.wait_gone("Filters:", what="the filters cleared")
+        t.keys("t")
+        s = t.wait(lambda s: "Thunks by thunk" in s.lines[0] and rows(s), "the thunks view",
+                   timeout=60)
+        want = sum(v["count"] for k, v in self.d.plan["by_type"].items() if k in THUNK_TYPES)
+        self.assertEqual(int(TOTAL.search(s.lines[0]).group(2)), want, s.dump())
+        self.assertTrue(all(r[0] == 1 for r in rows(s)))
+
+
+if __name__ == "__main__":
+    harness.main()
