@@ -50,6 +50,7 @@ typedef struct cli_common {
     bool no_cache;       /* --no-cache: neither read nor write the cache */
     uint64_t cache_size; /* --cache-size: cap of the cache directory, 0 = default */
     bool record;         /* --record: record the pause in the cache */
+    bool retained;       /* show: retained sizes (the whole heap's dominator tree) */
 } cli_common;
 
 /* ---- the command line (parse.c, doc.c; tables in commands.c, options.c) ---- */
@@ -155,6 +156,7 @@ int cli_census(const char *target, const cli_common *common);
 int cli_thunks(const char *target, const cli_common *common);
 int cli_retainers(const char *target, const cli_common *common);
 int cli_find(const char *target, const cli_common *common);
+int cli_dominators(const char *target, const cli_common *common);
 int cli_strings(const char *target, const cli_common *common);
 int cli_dump(const char *target, const char *addr, const cli_common *common);
 /* heapscope cache list|clear */

@@ -45,6 +45,11 @@ static int run_find(char **args, int n_args, const cli_common *common) {
     return cli_find(args[0], common);
 }
 
+static int run_dominators(char **args, int n_args, const cli_common *common) {
+    (void)n_args;
+    return cli_dominators(args[0], common);
+}
+
 static int run_snapshot(char **args, int n_args, const cli_common *common) {
     (void)n_args;
     return cli_snapshot(args[0], common);
@@ -466,6 +471,42 @@ static const char man_dump[] =
     "and\n"
     ".BR bytes .\n";
 
+static const char man_dominators[] =
+    "The closures that retain most: for each, the bytes that would become\n"
+    "unreachable without it (its retained size: its own and those of every\n"
+    "closure it dominates, i.e. every closure all of whose paths from the\n"
+    "roots pass through it), largest first, then the closures it immediately\n"
+    "dominates, largest first (at most 5, then a count of the rest), each line\n"
+    "as in\n"
+    ".B roots\n"
+    "after the retained size in bytes. The dominator tree covers what the\n"
+    "GC roots reach (as children of one virtual root), then what only saved\n"
+    "objects reach;\n"
+    "WEAK closures retain nothing, as in\n"
+    ".BR retainers .\n"
+    "It is computed over the whole heap (Lengauer\\(enTarjan's semi-dominators\n"
+    "with nearest common ancestors), with progress on a terminal.\n"
+    ".BI \\-\\-top \" N\"\n"
+    "shows N closures (default 20). A chain retains much at every link, so\n"
+    "the first rows are often one structure's spine. With\n"
+    ".BR \\-\\-json :\n"
+    ".BR closures ,\n"
+    ".B bytes\n"
+    "(all that is reachable),\n"
+    ".BR unreadable ,\n"
+    "and\n"
+    ".BR top ,\n"
+    "each with\n"
+    ".BR retained ,\n"
+    ".B dominator\n"
+    "(the immediate dominator's address, null for a root),\n"
+    ".B closure\n"
+    "(as in\n"
+    ".BR roots ),\n"
+    ".B dominated\n"
+    "(the same keys, for the closures it immediately dominates) and\n"
+    ".BR more_dominated .\n";
+
 const cli_command cli_command_table[CLI_N_COMMANDS] = {
     [CLI_EXPLORER] = {NULL, "[TARGET]", 0, 1, true, NULL,
                       "the explorer, in the terminal", NULL},
@@ -488,6 +529,9 @@ const cli_command cli_command_table[CLI_N_COMMANDS] = {
                    "the recorded pauses and the cache's size, or clear it", man_cache},
     [CLI_SNAPSHOT] = {"snapshot", "TARGET", 1, 1, true, run_snapshot,
                       "write one pause into a snapshot file", man_snapshot},
+    [CLI_DOMINATORS] = {"dominators", "TARGET", 1, 1, true, run_dominators,
+                        "the closures retaining most, with what they dominate",
+                        man_dominators},
     [CLI_STRINGS] = {"strings", "TARGET [FILTERS]", 1, 1, true, run_strings,
                      "strings and byte arrays grouped by value, most wasted bytes first",
                      man_strings},

@@ -204,6 +204,12 @@ const cli_option cli_option_table[] = {
      ".B thunk\n"
      "(see\n"
      ".BR census ).\n"},
+    {"retained", 0, NULL, false, CLI_ON(SHOW), set_flag, FIELD(retained), 0, 0, 0,
+     "also the retained size and immediate dominator of each closure (computes the whole "
+     "heap's dominator tree)",
+     "also show each closure's retained size and immediate dominator (see\n"
+     ".BR dominators ;\n"
+     "the whole heap's dominator tree is computed first).\n"},
     {"sort", 0, "COLUMN", false, CENSUSES, set_text, FIELD(sort), 0, 0, 0,
      "order rows by count, bytes (default), max, avg or key",
      "order the rows (both levels) by\n"
@@ -215,11 +221,13 @@ const cli_option cli_option_table[] = {
      "(largest first) or\n"
      ".B key\n"
      "(alphabetical).\n"},
-    {"top", 0, "N", false, CENSUSES | CLI_ON(STRINGS), set_long, FIELD(top), 0, 1000000000, 0,
-     "show the first N rows (census: of each level; default all)",
+    {"top", 0, "N", false, CENSUSES | CLI_ON(STRINGS) | CLI_ON(DOMINATORS), set_long, FIELD(top),
+     0, 1000000000, 0, "show the first N rows (census: of each level; default all; dominators: 20)",
      "the number of rows shown (0, the default, shows all); for\n"
      ".BR census ,\n"
-     "of each level.\n"},
+     "of each level;\n"
+     ".B dominators\n"
+     "shows 20 unless told.\n"},
     {"output", 'o', "FILE", false, CLI_ON(SNAPSHOT) | CLI_ON(DUMP), set_text, FIELD(output), 0,
      0, 0, "the snapshot file to write (dump: the file for the bytes)",
      "the snapshot file to write (see\n"

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "describe.h"
+#include "dominators_cli.h"
 #include "heapscope/cli.h"
 #include "heapscope/grow.h"
 #include "heapscope/u64map.h"
@@ -32,6 +33,7 @@ typedef struct show_state {
     bool comma_at[SHOW_MAX_DEPTH + 2];
     u64map shown;
     heap_closure c;
+    const query_dominators *dom; /* --retained */
 } show_state;
 
 static bool push(show_state *s, show_item item) {
@@ -78,6 +80,35 @@ static bool push_children(show_state *s, uint32_t depth) {
     return true;
 }
 
+/* --retained: "retained" (bytes, null when no root reaches it) and
+ * "dominator" (address, null under the virtual root). */
+static void print_retained_json(const show_state *s, uint64_t addr) {
+    query_dominated q;
+    if (!s->dom)
+        return;
+    if (!query_dominators_get(s->dom, addr, &q)) {
+        fputs(", \"retained\": null, \"dominator\": null", stdout);
+        return;
+    }
+    printf(", \"retained\": %" PRIu64 ", \"dominator\": ", q.retained);
+    if (q.idom)
+        printf("\"0x%" PRIx64 "\"", q.idom);
+    else
+        fputs("null", stdout);
+}
+
+static void print_retained_text(const show_state *s, uint64_t addr) {
+    query_dominated q;
+    if (!s->dom)
+        return;
+    if (!query_dominators_get(s->dom, addr, &q))
+        fputs("  [not reachable]", stdout);
+    else if (q.idom)
+        printf("  [retains %" PRIu64 " B, dominator 0x%" PRIx64 "]", q.retained, q.idom);
+    else
+        printf("  [retains %" PRIu64 " B, dominator: the roots]", q.retained);
+}
+
 static hs_status show_closure(show_state *s, heap *h, const show_item *it, int max_depth,
                               bool json, hs_error *err) {
     s->last_at[it->depth] = it->last;
@@ -100,6 +131,7 @@ static hs_status show_closure(show_state *s, heap *h, const show_item *it, int m
         st = cli_print_closure_json(stdout, h, &s->c, err);
         if (st != HS_OK)
             return st;
+        print_retained_json(s, it->addr);
         if (repeated)
             fputs(", \"repeated\": true", stdout);
         fputs(", \"children\": [", stdout);
@@ -115,6 +147,7 @@ static hs_status show_closure(show_state *s, heap *h, const show_item *it, int m
         st = cli_print_closure_text(stdout, h, &s->c, err);
         if (st != HS_OK)
             return st;
+        print_retained_text(s, it->addr);
         puts(repeated ? "  (shown above)" : "");
     }
     if (!repeated && (int)it->depth < max_depth && !push_children(s, it->depth))
@@ -122,8 +155,9 @@ static hs_status show_closure(show_state *s, heap *h, const show_item *it, int m
     return HS_OK;
 }
 
-static hs_status show_tree(heap *h, uint64_t root, int max_depth, bool json, hs_error *err) {
-    show_state s = {0};
+static hs_status show_tree(heap *h, uint64_t root, int max_depth, bool json,
+                           const query_dominators *dom, hs_error *err) {
+    show_state s = {.dom = dom};
     /* the typed address may be stale or made up: check it before printing */
     hs_status st = heap_decode_named(h, root, &s.c, err);
     if (st == HS_OK && !push(&s, (show_item){ITEM_CLOSURE, true, 0, root, ""}))
@@ -179,7 +213,11 @@ int cli_show(const char *target, const char *address, const cli_common *common) 
     cli_session s;
     if (cli_session_open(target, common, &s, &err) != HS_OK)
         return cli_report(&err);
-    hs_status st = show_tree(s.heap, addr, depth, common->json, &err);
+    query_dominators *dom = NULL;
+    hs_status st = common->retained ? cli_dominators_compute(s.heap, &dom, &err) : HS_OK;
+    if (st == HS_OK)
+        st = show_tree(s.heap, addr, depth, common->json, dom, &err);
+    query_dominators_free(dom);
     hs_error close_err = {0};
     hs_status cst = cli_session_close(&s, common, &close_err);
     if (st != HS_OK)

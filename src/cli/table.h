@@ -25,6 +25,7 @@ typedef enum cli_command_id {
     CLI_FIND,
     CLI_CACHE,
     CLI_SNAPSHOT,
+    CLI_DOMINATORS,
     CLI_STRINGS,
     CLI_DUMP,
     CLI_N_COMMANDS

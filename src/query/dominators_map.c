@@ -21,8 +21,10 @@ hs_status dom_map_init(dom_map *m, const heap *h, hs_error *err) {
 }
 
 bool dom_map_mark(dom_map *m, uint64_t addr, uint64_t size) {
-    uint64_t span = size >= 8 ? size & ~UINT64_C(7) : 8, w, we;
-    if (heap_dense_word(m->h, addr, &w) && w < m->words &&
+    /* the bitmaps hold whole words: a closure of another size (a TSO's
+     * struct size) is kept as an other, with its exact size */
+    uint64_t span = size, w, we;
+    if (size >= 8 && size % 8 == 0 && heap_dense_word(m->h, addr, &w) && w < m->words &&
         heap_dense_word(m->h, addr + span - 8, &we) && we == w + (span - 8) / 8 &&
         we < m->words) {
         m->starts[w >> 6] |= UINT64_C(1) << (w & 63);

@@ -1,0 +1,132 @@
+/* heapscope dominators TARGET: the closures that retain most (the bytes
+ * that would become unreachable without them), each with what it
+ * immediately dominates. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "describe.h"
+#include "dominators_cli.h"
+#include "heapscope/cli.h"
+#include "heapscope/query.h"
+#include "output.h"
+
+#define DOMINATORS_TOP 20      /* rows when --top is not given */
+#define DOMINATORS_CHILDREN 5  /* dominated children shown per row */
+
+static bool show_progress(void *ctx, uint64_t done) {
+    if (*(const bool *)ctx)
+        fprintf(stderr, "\rheapscope: dominators: %" PRIu64 " closures", done);
+    return cli_keep_going();
+}
+
+hs_status cli_dominators_compute(heap *h, query_dominators **out, hs_error *err) {
+    bool tty = isatty(STDERR_FILENO);
+    hs_status st = query_dominators_run(h, show_progress, &tty, out, err);
+    if (tty)
+        fputs("\r\033[K", stderr);
+    return st;
+}
+
+/* One closure: its retained size, then the closure as roots shows it. */
+static hs_status print_text(heap *h, heap_closure *c, const query_dominated *q,
+                            const char *indent, hs_error *err) {
+    hs_status st = heap_decode(h, q->addr, c, err);
+    printf("%s%14" PRIu64 "  ", indent, q->retained);
+    if (query_unreadable_status(st)) {
+        printf("0x%" PRIx64 "  <could not be read: %s>\n", q->addr, err->message);
+        return HS_OK;
+    }
+    if (st == HS_OK)
+        st = cli_print_closure_text(stdout, h, c, err);
+    if (st == HS_OK)
+        putchar('\n');
+    return st;
+}
+
+static hs_status print_json(heap *h, heap_closure *c, const query_dominated *q, hs_error *err) {
+    printf("{\"retained\": %" PRIu64 ", \"dominator\": ", q->retained);
+    if (q->idom)
+        printf("\"0x%" PRIx64 "\"", q->idom);
+    else
+        fputs("null", stdout);
+    fputs(", \"closure\": ", stdout);
+    hs_status st = heap_decode(h, q->addr, c, err);
+    if (query_unreadable_status(st)) {
+        printf("{\"address\": \"0x%" PRIx64 "\", \"unreadable\": ", q->addr);
+        cli_json_string(stdout, err->message);
+        putchar('}');
+        return HS_OK;
+    }
+    return st == HS_OK ? cli_print_closure_json(stdout, h, c, err) : st;
+}
+
+static hs_status print_rows(heap *h, const query_dominators_info *info,
+                            const query_dominator_row *rows, size_t n, bool json,
+                            hs_error *err) {
+    heap_closure c = {0};
+    hs_status st = HS_OK;
+    if (json)
+        printf("{\"closures\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"top\": [", info->closures,
+               info->bytes);
+    else
+        printf("dominators: %" PRIu64 " reachable closures, %" PRIu64 " bytes\n"
+               "%14s  closure (the closures it dominates indented below)\n",
+               info->closures, info->bytes, "retained");
+    for (size_t i = 0; st == HS_OK && i < n; i++) {
+        const query_dominator_row *r = &rows[i];
+        if (json) {
+            printf("%s\n  ", i ? "," : "");
+            st = print_json(h, &c, &r->closure, err);
+            fputs(", \"dominated\": [", stdout);
+            for (size_t k = 0; st == HS_OK && k < r->n_children; k++) {
+                fputs(k ? ",\n    " : "\n    ", stdout);
+                st = print_json(h, &c, &r->children[k], err);
+                putchar('}');
+            }
+            printf("], \"more_dominated\": %" PRIu64 "}", r->more_children);
+            continue;
+        }
+        st = print_text(h, &c, &r->closure, "", err);
+        for (size_t k = 0; st == HS_OK && k < r->n_children; k++)
+            st = print_text(h, &c, &r->children[k], "  ", err);
+        if (st == HS_OK && r->more_children)
+            printf("  %14s  … %" PRIu64 " more dominated\n", "", r->more_children);
+    }
+    if (st == HS_OK && json) {
+        printf("%s], \"unreadable\": ", n ? "\n" : "");
+        cli_json_unreadable(stdout, &info->unreadable);
+        puts("}");
+    }
+    heap_closure_free(&c);
+    return st;
+}
+
+int cli_dominators(const char *target, const cli_common *common) {
+    size_t top = common->top > 0 ? (size_t)common->top : DOMINATORS_TOP;
+    hs_error err = {0};
+    cli_session s;
+    if (cli_session_open(target, common, &s, &err) != HS_OK)
+        return cli_report(&err);
+    query_dominators *d = NULL;
+    query_dominator_row *rows = NULL;
+    size_t n_rows = 0;
+    hs_status st = cli_dominators_compute(s.heap, &d, &err);
+    if (st == HS_OK)
+        st = query_dominators_top(d, top, DOMINATORS_CHILDREN, &rows, &n_rows, &err);
+    if (st == HS_OK) {
+        query_dominators_info info;
+        query_dominators_stats(d, &info);
+        st = print_rows(s.heap, &info, rows, n_rows, common->json, &err);
+        fflush(stdout);
+        if (st == HS_OK && !common->json)
+            cli_note_unreadable(&info.unreadable);
+    }
+    query_dominator_rows_free(rows, n_rows);
+    query_dominators_free(d);
+    hs_error close_err = {0};
+    hs_status cst = cli_session_close(&s, common, &close_err);
+    if (st != HS_OK)
+        return cli_report(&err);
+    return cst == HS_OK ? 0 : cli_report(&close_err);
+}
