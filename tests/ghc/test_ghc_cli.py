@@ -133,6 +133,47 @@ class RealHeap(unittest.TestCase):
         for r in census["rows"]:
             self.assertGreaterEqual(r["bytes"], r["count"] * header, r["key"])
 
+    def test_two_level_census_thunks_and_buckets_agree(self):
+        # one pause for every command, so that they all see the same heap
+        census = self.heapscope_json("census", "--by", "constructor,type", "--leave-paused")
+        try:
+            by_type = self.heapscope_json("census", "--by", "type")
+            thunks = self.heapscope_json("thunks")
+            first = thunks["rows"][0]
+            found = self.heapscope_json("find", "--bucket", first["bucket"], "--limit", "0")
+            leaks = self.heapscope_json("find", "--bucket", "constructor=main:Main:Leak",
+                                        "--bucket", "type=CONSTR_2_0", "--limit", "0")
+            text = run("census", self.program.socket, "--by", "constructor,type", "--top", "2")
+            ccs = self.heapscope_json("census", "--by", "cost-centre,type") if self.profiled() \
+                else None
+        finally:
+            self.resume()
+        rows = {r["key"]: r for r in census["rows"]}
+        leak = rows["main:Main:Leak"]
+        self.assertEqual(leak["count"], LEAKS)
+        self.assertEqual([(c["key"], c["count"]) for c in leak["children"]], [("CONSTR_2_0", LEAKS)])
+        for r in census["rows"]:
+            self.assertEqual(sum(c["count"] for c in r["children"]), r["count"], r["key"])
+        self.assertEqual(census["total_count"], by_type["total_count"])
+        # thunks: every closure of a thunk type, by info table (GHC 9.0 has no IPE)
+        thunk_types = {"THUNK", "THUNK_1_0", "THUNK_0_1", "THUNK_2_0", "THUNK_1_1", "THUNK_0_2",
+                       "THUNK_STATIC", "THUNK_SELECTOR", "AP", "AP_STACK"}
+        want = sum(r["count"] for r in by_type["rows"] if r["key"] in thunk_types)
+        self.assertGreater(want, 0)
+        self.assertEqual(thunks["total_count"], want)
+        for r in thunks["rows"]:
+            self.assertRegex(r["key"], r"^<info 0x[0-9a-f]+>$")
+        self.assertEqual(found["count"], first["count"], first["bucket"])
+        self.assertEqual(leaks["count"], LEAKS)
+        self.assertEqual(text.returncode, 0, text.stderr)
+        lines = text.stdout.splitlines()
+        self.assertTrue(lines[0].startswith("census by constructor,type: "), lines[0])
+        self.assertTrue(lines[3].endswith("  " + census["rows"][0]["children"][0]["key"]))
+        if ccs is not None:
+            self.assertEqual(ccs["total_count"], census["total_count"])
+            self.assertTrue(any(re.match(r"^[\w.]+:\S+$", r["key"]) for r in ccs["rows"]),
+                            [r["key"] for r in ccs["rows"]])
+
     def test_closure_name_needs_a_newer_ghc(self):
         # GHC 9.0 has no info-table provenance: say so, without advice to
         # build with a flag it does not have (issue 9, items 5 and 6)
