@@ -206,6 +206,29 @@ class RealHeap(unittest.TestCase):
         finally:
             self.resume()
 
+    def test_dominators_of_the_holder(self):
+        # one pause for all three commands: addresses move when it runs
+        roots = self.heapscope_json("roots", "--leave-paused")
+        try:
+            holder = roots["saved_objects"][1]["address"]
+            node = self.heapscope_json("show", holder, "--retained", "--depth", "1")
+            leak = 40 if self.profiled() else 24
+            # every Leak lies below the Holder only (its maps hold them)
+            self.assertGreaterEqual(node["retained"], node["closure"]["size"] + LEAKS * leak)
+            self.assertEqual(node["children"][0]["dominator"], holder)
+            self.assertLess(node["children"][0]["retained"], node["retained"])
+            top = self.heapscope_json("dominators", "--top", "20")
+            self.assertGreater(top["closures"], 2000000)
+            retained = [r["retained"] for r in top["top"]]
+            self.assertEqual(len(retained), 20)
+            self.assertEqual(retained, sorted(retained, reverse=True))
+            self.assertLessEqual(retained[0], top["bytes"])
+            for r in top["top"]:
+                self.assertTrue(all(k["dominator"] == r["closure"]["address"]
+                                    for k in r["dominated"]))
+        finally:
+            self.resume()
+
     def test_retainer_path_of_a_leak(self):
         found = self.heapscope_json("retainers", "--exact", "Leak", "--limit", "0")
         self.assertEqual(found["count"], LEAKS)
