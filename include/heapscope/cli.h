@@ -106,6 +106,8 @@ void cli_print_filters(FILE *out, bool man);
 /* The filters of common, parsed and compiled; 0, or 2 after a usage
  * message (bad regex, malformed era range, unknown closure type, ...). */
 int cli_filters_build(const cli_common *common, query_filters **out);
+/* The filters as a JSON list of their descriptions (query_filters_describe). */
+void cli_json_filters(FILE *out, const query_filters *f);
 
 /* A batch command's TARGET: a paused debuggee, or a snapshot file, with its
  * heap read (src/cli/target.c, over the session module). */
@@ -126,6 +128,11 @@ hs_status cli_session_open(const char *target, const cli_common *common, cli_ses
  * --leave-paused; over a new connection if a cancel or a timeout closed
  * it) and closes everything. */
 hs_status cli_session_close(cli_session *s, const cli_common *common, hs_error *err);
+/* The filters of common built (cli_filters_build) and the session of
+ * target opened (cli_session_open): 0, or the exit status after the
+ * message. On 0 the caller frees *filters and closes *s. */
+int cli_open_with_filters(const char *target, const cli_common *common, query_filters **filters,
+                          cli_session *s);
 /* False once a quit signal arrived: long work (progress callbacks) stops. */
 bool cli_keep_going(void);
 /* The session options of a command: --timeout, --max-answer, waits that a

@@ -56,14 +56,9 @@ static void print_json(const query_census *c, const query_census_spec *spec,
     fputs("\", \"levels\": [", stdout);
     for (size_t l = 0; l < spec->levels; l++)
         printf("%s\"%s\"", l ? ", " : "", query_census_by_name(spec->by[l]));
-    printf("], \"sort\": \"%s\", \"filters\": [", query_census_column_name(column));
-    char d[512];
-    for (size_t i = 0; i < query_filters_count(spec->filters); i++) {
-        query_filters_describe(spec->filters, i, d, sizeof d);
-        fputs(i ? ", " : "", stdout);
-        cli_json_string(stdout, d);
-    }
-    printf("], \"total_count\": %" PRIu64 ", \"total_bytes\": %" PRIu64 ", \"visited\": %" PRIu64
+    printf("], \"sort\": \"%s\", \"filters\": ", query_census_column_name(column));
+    cli_json_filters(stdout, spec->filters);
+    printf(", \"total_count\": %" PRIu64 ", \"total_bytes\": %" PRIu64 ", \"visited\": %" PRIu64
            ", \"rows\": [",
            c->total_count, c->total_bytes, c->visited);
     size_t shown = shown_of(c->n_rows, common->top);
@@ -118,15 +113,11 @@ static void print_text(const query_census *c, const query_census_spec *spec,
 int cli_run_census(const char *target, const cli_common *common, query_census_spec *spec,
                    query_census_column column, const cli_census_view *v) {
     query_filters *filters;
-    int rc = cli_filters_build(common, &filters);
+    cli_session s;
+    int rc = cli_open_with_filters(target, common, &filters, &s);
     if (rc != 0)
         return rc;
     hs_error err = {0};
-    cli_session s;
-    if (cli_session_open(target, common, &s, &err) != HS_OK) {
-        query_filters_free(filters);
-        return cli_report(&err);
-    }
     bool tty = isatty(STDERR_FILENO);
     spec->filters = filters;
     spec->progress = show_progress;

@@ -7,6 +7,7 @@
 
 #include "heapscope/cli.h"
 #include "heapscope/closure_type.h"
+#include "output.h"
 
 /* Every closure type name, wrapped: more than an error message holds. */
 static void print_type_names(FILE *out) {
@@ -48,4 +49,29 @@ int cli_filters_build(const cli_common *common, query_filters **out) {
         }
     }
     return 0;
+}
+
+int cli_open_with_filters(const char *target, const cli_common *common, query_filters **filters,
+                          cli_session *s) {
+    int rc = cli_filters_build(common, filters);
+    if (rc != 0)
+        return rc;
+    hs_error err = {0};
+    if (cli_session_open(target, common, s, &err) != HS_OK) {
+        query_filters_free(*filters);
+        *filters = NULL;
+        return cli_report(&err);
+    }
+    return 0;
+}
+
+void cli_json_filters(FILE *out, const query_filters *f) {
+    char d[512];
+    fputc('[', out);
+    for (size_t i = 0; i < query_filters_count(f); i++) {
+        query_filters_describe(f, i, d, sizeof d);
+        fputs(i ? ", " : "", out);
+        cli_json_string(out, d);
+    }
+    fputc(']', out);
 }

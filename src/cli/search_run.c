@@ -36,13 +36,9 @@ static void print_head(const query_filters *f, const cli_common *common,
                        const cli_search_view *v) {
     char d[512];
     if (common->json) {
-        fputs("{\"filters\": [", stdout);
-        for (size_t i = 0; i < query_filters_count(f); i++) {
-            query_filters_describe(f, i, d, sizeof d);
-            fputs(i ? ", " : "", stdout);
-            cli_json_string(stdout, d);
-        }
-        printf("], \"limit\": %ld, \"matches\": [", common->limit);
+        fputs("{\"filters\": ", stdout);
+        cli_json_filters(stdout, f);
+        printf(", \"limit\": %ld, \"matches\": [", common->limit);
         return;
     }
     if (!v->title)
@@ -78,15 +74,11 @@ static void print_tail(const query_search_stats *st, const cli_common *common) {
 
 int cli_run_search(const char *target, const cli_common *common, const cli_search_view *v) {
     query_filters *filters;
-    int rc = cli_filters_build(common, &filters);
+    cli_session s;
+    int rc = cli_open_with_filters(target, common, &filters, &s);
     if (rc != 0)
         return rc;
     hs_error err = {0};
-    cli_session s;
-    if (cli_session_open(target, common, &s, &err) != HS_OK) {
-        query_filters_free(filters);
-        return cli_report(&err);
-    }
     print_ctx pc = {v, common->json};
     bool tty = isatty(STDERR_FILENO);
     query_search q = {.filters = filters, .limit = (uint64_t)common->limit, .paths = v->paths,

@@ -68,7 +68,7 @@ static hs_status level_position(heap *h, query_census_by by, level_names *l, uin
     return HS_OK;
 }
 
-static char **sort_names; /* the level being sorted (single-threaded) */
+static _Thread_local char **sort_names; /* the level being sorted (qsort has no context) */
 
 static int cmp_position(const void *a, const void *b) {
     return strcmp(sort_names[*(const uint32_t *)a], sort_names[*(const uint32_t *)b]);
@@ -210,8 +210,8 @@ hs_status census_rows_build(heap *h, const query_census_spec *spec, const census
 
 /* ---- sorting ---- */
 
-static query_census_column sort_column;
-static bool sort_descending;
+static _Thread_local query_census_column sort_column;
+static _Thread_local bool sort_descending;
 
 static int cmp_u64(uint64_t x, uint64_t y) {
     return x < y ? -1 : x > y ? 1 : 0;
