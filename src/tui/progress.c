@@ -20,6 +20,7 @@ static struct {
     void (*redraw)(void *ctx);
     void *ctx;
     char what[128];
+    bool working; /* between tui_progress_begin and tui_progress_reset */
     bool cancelled;
     long long last_draw, last_poll;
     unsigned spin;
@@ -56,6 +57,7 @@ static void draw_line(const char *text) {
 
 void tui_progress_begin(const char *what) {
     snprintf(P.what, sizeof P.what, "%s", what);
+    P.working = true;
     P.cancelled = false;
     P.last_poll = 0;
     P.last_draw = now_ns();
@@ -64,7 +66,12 @@ void tui_progress_begin(const char *what) {
 
 bool tui_progress_cancelled(void) { return P.cancelled; }
 
-void tui_progress_reset(void) { P.cancelled = false; }
+void tui_progress_reset(void) {
+    P.working = false;
+    P.cancelled = false;
+}
+
+bool tui_progress_working(void) { return P.working; }
 
 bool tui_progress_poll(void) {
     if (P.cancelled)

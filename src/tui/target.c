@@ -26,10 +26,16 @@ static bool on_wire_progress(void *ctx, uint32_t cmd, uint64_t bytes) {
 
 static bool on_wire_wait(void *ctx, uint32_t cmd, int waited_ms) {
     (void)ctx;
-    if (waited_ms < WIRE_WAIT_SLICE_MS || tui_record_answering) /* a quick answer, or a
-                                                                   recording's: nothing shown,
-                                                                   and it leaves */
-        return !hs_interrupt_signal();   /* typed-ahead keys alone */
+    if (tui_record_answering) /* a recording's request: nothing shown, typed-ahead keys alone */
+        return !hs_interrupt_signal();
+    if (waited_ms < WIRE_WAIT_SLICE_MS) {
+        /* a quick answer shows nothing; only long work (a census of many
+           small requests) looks for Esc between them, and a row decoded for
+           the screen leaves typed-ahead keys alone */
+        if (!tui_progress_working())
+            return !hs_interrupt_signal();
+        return !hs_interrupt_signal() && !tui_progress_poll();
+    }
     char what[80];
     snprintf(what, sizeof what, "waiting for the debuggee (%s)",
              cmd ? wire_command_name(cmd) : "connecting");

@@ -32,8 +32,10 @@ void tui_progress_set_redraw(void (*redraw)(void *ctx), void *ctx);
 void tui_progress_begin(const char *what);
 /* True once Esc was pressed since tui_progress_begin. */
 bool tui_progress_cancelled(void);
-/* Forgets an Esc of earlier work (the main loop, before each key). */
+/* Forgets an Esc of earlier work, which has ended (the main loop, before each key). */
 void tui_progress_reset(void);
+/* True from tui_progress_begin until tui_progress_reset: long work runs. */
+bool tui_progress_working(void);
 /* Polls the keyboard (at most every few ms); true when Esc was pressed. */
 bool tui_progress_poll(void);
 

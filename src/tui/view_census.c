@@ -304,13 +304,12 @@ static void census_open(tui_app *app, const query_census_by *by, size_t levels,
              v->census.n_rows, hs_plural(v->census.n_rows, "row", "rows"), v->census.total_count,
              hs_plural(v->census.total_count, "closure", "closures"));
     tui_explorer_push(app, &v->base);
-    char k_open[32], k_sort[32];
+    char k_sort[32];
     const query_unreadable *u = &v->census.unreadable;
     tui_app_message(app, TUI_ROLE_INFO,
-                    "%" PRIu64 " %s, %" PRIu64 " bytes; %s: retainers of a row, %s: sort%s",
+                    "%" PRIu64 " %s, %" PRIu64 " bytes; Enter: retainers of a row, %s: sort%s",
                     v->census.total_count, hs_plural(v->census.total_count, "closure", "closures"),
-                    v->census.total_bytes, tui_command_key("Expand", k_open, sizeof k_open),
-                    tui_command_key("Sort census", k_sort, sizeof k_sort),
+                    v->census.total_bytes, tui_command_key("Sort census", k_sort, sizeof k_sort),
                     u->count ? "; some closures could not be read" : "");
 }
 

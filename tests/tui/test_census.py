@@ -135,6 +135,25 @@ class Census(TuiCase):
         self.assertEqual(int(TOTAL.search(s.lines[0]).group(2)), want, s.dump())
         self.assertTrue(all(r[0] == 1 for r in rows(s)))
 
+    def test_esc_cancels_a_census_and_the_view_stays(self):
+        d = self.debuggee("4243-slow", harness.LEAK_ARGS + ("--answer-delay", "60"))
+        t = self.paused(d, height=40, width=120)
+        roots_title = t.screen().lines[0]
+        t.keys("c")
+        t.wait_text("census by", what="the census prompt")
+        t.keys("Enter")
+        t.wait_regex(r"waiting for the debuggee|counting", what="the census at work")
+        t.keys("Escape")
+        s = t.wait_text("census: cancelled", timeout=10, what="the cancel")
+        self.assertEqual(s.lines[0], roots_title, "no census view:\n" + s.dump())
+        self.assertFalse(rows(s))
+        # the session is still good: the same census again, whole
+        t.keys("c")
+        t.wait_text("census by", what="the census prompt again")
+        t.keys("Enter")
+        s = t.wait(lambda s: TOTAL.search(s.lines[0]), "the census after a cancel", timeout=120)
+        self.assertEqual(int(TOTAL.search(s.lines[0]).group(2)), d.plan["reachable"]["count"])
+
 
 if __name__ == "__main__":
     harness.main()
