@@ -12,6 +12,7 @@ from harness import TuiCase
 # the first level, 6 on the second)
 ROW = re.compile(r"^[ >]?\s*\S*\s+(\d+\.\d)%\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)(  +)(\S.*?)\s*$")
 TOTAL = re.compile(r"(\d+) rows?, (\d+) closures?")
+# the closure types a thunk census counts (query_census_is_thunk)
 THUNK_TYPES = {"THUNK", "THUNK_1_0", "THUNK_0_1", "THUNK_2_0", "THUNK_1_1", "THUNK_0_2",
                "THUNK_STATIC", "THUNK_SELECTOR", "AP", "AP_STACK"}
 
@@ -133,7 +134,12 @@ class Census(TuiCase):
                    timeout=60)
         want = sum(v["count"] for k, v in self.d.plan["by_type"].items() if k in THUNK_TYPES)
         self.assertEqual(int(TOTAL.search(s.lines[0]).group(2)), want, s.dump())
-        self.assertTrue(all(r[0] == 1 for r in rows(s)))
+        by_thunk = self.d.plan["by_thunk"]
+        self.assertEqual(int(TOTAL.search(s.lines[0]).group(1)), len(by_thunk))
+        for level, key, count, nbytes, _, _ in rows(s):  # source location, or info table
+            self.assertEqual(level, 1)
+            self.assertIn(key, by_thunk, s.dump())
+            self.assertEqual((count, nbytes), (by_thunk[key]["count"], by_thunk[key]["bytes"]))
 
     def test_esc_cancels_a_census_and_the_view_stays(self):
         d = self.debuggee("4243-slow", harness.LEAK_ARGS + ("--answer-delay", "60"))
