@@ -2,6 +2,7 @@
  * §7.15-7.18): asked once per pause and kept until the next, since their
  * counters move while the program runs. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "heap_internal.h"
 
@@ -17,15 +18,35 @@ static hs_status keep(u64map *m, uint64_t key, void *value, hs_error *err) {
     return hs_fail(err, HS_ERR_NOMEM, "out of memory keeping cost centres");
 }
 
+/* An address the source said it has no answer for: the same answer again,
+ * without asking. */
+static bool refused_before(const heap *h, uint64_t addr, hs_error *err) {
+    const char *why = kept(&h->cost_refused, addr);
+    if (why)
+        hs_fail(err, HEAP_UNAVAILABLE, "%s", why);
+    return why != NULL;
+}
+
+static void remember_refusal(heap *h, uint64_t addr, hs_status st, const hs_error *err) {
+    if (st != HEAP_UNAVAILABLE)
+        return; /* a failing source is not an answer */
+    char *why = strdup(err->message);
+    if (why && !u64map_put(&h->cost_refused, addr, (uintptr_t)why))
+        free(why); /* unremembered: asked again next time */
+}
+
 hs_status heap_ccs(heap *h, uint64_t ccs, const wire_ccs **out, hs_error *err) {
     if ((*out = kept(&h->ccs, ccs)))
         return HS_OK;
+    if (refused_before(h, ccs, err))
+        return HEAP_UNAVAILABLE;
     if (ccs == 0)
         return hs_fail(err, HEAP_UNAVAILABLE, "null cost-centre stack pointer");
     wire_ccs *v = calloc(1, sizeof *v);
     if (!v)
         return hs_fail(err, HS_ERR_NOMEM, "out of memory");
     hs_status st = h->src.ops->ccs(h->src.self, ccs, v, err);
+    remember_refusal(h, ccs, st, err);
     if (st == HS_OK)
         st = keep(&h->ccs, ccs, v, err);
     if (st != HS_OK) {
@@ -39,12 +60,15 @@ hs_status heap_ccs(heap *h, uint64_t ccs, const wire_ccs **out, hs_error *err) {
 hs_status heap_cc(heap *h, uint64_t cc, const wire_cc **out, hs_error *err) {
     if ((*out = kept(&h->cc, cc)))
         return HS_OK;
+    if (refused_before(h, cc, err))
+        return HEAP_UNAVAILABLE;
     if (cc == 0)
         return hs_fail(err, HEAP_UNAVAILABLE, "null cost centre pointer");
     wire_cc *v = calloc(1, sizeof *v);
     if (!v)
         return hs_fail(err, HS_ERR_NOMEM, "out of memory");
     hs_status st = h->src.ops->cc(h->src.self, cc, v, err);
+    remember_refusal(h, cc, st, err);
     if (st == HS_OK)
         st = keep(&h->cc, cc, v, err);
     if (st != HS_OK) {
@@ -94,6 +118,7 @@ void heap_cost_drop(heap *h) {
     heap_free_map_values(&h->cc);
     heap_free_map_values(&h->ccs);
     heap_free_map_values(&h->index);
+    heap_free_map_values(&h->cost_refused);
     h->ccs_main = 0;
     h->ccs_main_known = false;
 }

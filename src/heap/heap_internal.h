@@ -52,6 +52,8 @@ struct heap {
     u64map ccs;   /* address -> wire_ccs* */
     u64map cc;    /* address -> wire_cc* */
     u64map index; /* address -> wire_index_entry* */
+    u64map cost_refused; /* CCS or CC address the source has no answer for -> its
+                            message (strdup): asked once, however many closures name it */
     uint64_t ccs_main;
     bool ccs_main_known;
 };

@@ -155,6 +155,10 @@ Test(heap_prof, describe_unreadable_stack_keeps_the_rest) {
     cr_assert_str_eq(buf, "ccs 0x4d1000 <fake: no CCS at 0x4d1000>");
     heap_prof_cc_text(&p, HEAP_PROF_PANE, buf, sizeof buf);
     cr_assert_str_eq(buf, "fake: no CCS at 0x4d1000");
+    /* asked once: a search printing many closures of that stack waits once */
+    heap_prof_describe(h, &(heap_prof_header){true, CCS_A, 4}, &p);
+    cr_assert_str_eq(p.problem, "fake: no CCS at 0x4d1000");
+    cr_assert_eq(fake_counts_of(f)->ccs, 1, "asked %u times", fake_counts_of(f)->ccs);
     /* no stack at all: nothing to say, nothing asked */
     unsigned asked = fake_counts_of(f)->ccs;
     heap_prof_describe(h, &(heap_prof_header){true, 0, 3}, &p);
