@@ -51,6 +51,16 @@ typedef struct late_edge {
     uint32_t next; /* index of the target's next late edge, or NIL */
 } late_edge;
 
+/* The late edges into one hub: their sources' preorder numbers, which
+ * come increasing, as LEB128 deltas from the one before (1 or 2 bytes
+ * each for the nearby sources a hub mostly has, instead of 4). */
+typedef struct hub {
+    uint8_t *bytes;
+    size_t len, cap;
+    size_t last_at;        /* where the last source's delta starts */
+    uint32_t last, before; /* the last source and the one before it (0: none) */
+} hub;
+
 typedef struct dom_run {
     const dom_graph *g;
     hs_error *err;
@@ -64,6 +74,8 @@ typedef struct dom_run {
     uint32_t *ancestor; /* by number: link-eval forest (step 2), then the idom (3) */
     late_edge *late;
     size_t n_late, late_cap;
+    hub *hubs;          /* by node - hubs_from */
+    size_t n_hubs;
     pending *stack;
     size_t n_stack, stack_cap;
     dom_ids succ;
@@ -115,6 +127,35 @@ static hs_status push_pending(dom_run *r, uint32_t node, uint32_t from) {
     return HS_OK;
 }
 
+/* Grows a hub by a quarter (its slack counts against the memory budget);
+ * large blocks move by remapping, not copying, so only the growth counts. */
+static hs_status hub_add(dom_run *r, hub *hb, uint32_t from, uint32_t up) {
+    if (hb->last && (hb->last == from || hb->last == up)) { /* replaces the last */
+        hb->len = hb->last_at;
+        hb->last = hb->before;
+    }
+    if (hb->len + 5 > hb->cap) {
+        size_t cap = hb->cap + hb->cap / 4 + 64;
+        uint8_t *p = realloc(hb->bytes, cap);
+        if (!p)
+            return nomem(r);
+        r->bytes += cap - hb->cap;
+        if (r->bytes > r->peak)
+            r->peak = r->bytes;
+        hb->bytes = p;
+        hb->cap = cap;
+    }
+    hb->last_at = hb->len;
+    for (uint32_t d = from - hb->last; ; d >>= 7) {
+        hb->bytes[hb->len++] = (uint8_t)(d >= 0x80 ? (d & 0x7f) | 0x80 : d);
+        if (d < 0x80)
+            break;
+    }
+    hb->before = hb->last;
+    hb->last = from;
+    return HS_OK;
+}
+
 /* An edge from number `from` to the numbered node `to`, not a tree edge. */
 static hs_status non_tree_edge(dom_run *r, uint32_t from, uint32_t to, uint32_t phase_lo) {
     if (to < phase_lo || to == from) /* an earlier phase's node, or a loop */
@@ -122,6 +163,19 @@ static hs_status non_tree_edge(dom_run *r, uint32_t from, uint32_t to, uint32_t 
     if (from < to) { /* from an ancestor: a semi-dominator candidate now */
         if (from < r->semi[to])
             r->semi[to] = from;
+        return HS_OK;
+    }
+    if (r->semi[to] == 0) /* the root already: nothing is lower */
+        return HS_OK;
+    /* A late edge from a node's tree parent is worth no more than one from
+     * the node (eval climbs through the parent), so the node's replaces
+     * it: a list whose cells all hold one static closure keeps one edge. */
+    uint32_t v = r->vertex[to], up = r->parent[from];
+    if (r->n_hubs && v >= r->g->hubs_from)
+        return hub_add(r, &r->hubs[v - r->g->hubs_from], from, up);
+    uint32_t head = r->label[to];
+    if (head != NIL && (r->late[head].from == from || r->late[head].from == up)) {
+        r->late[head].from = from;
         return HS_OK;
     }
     if (r->n_late == r->late_cap &&
@@ -212,6 +266,26 @@ static hs_status semi_dominators(dom_run *r) {
             if (u < s)
                 s = u;
         }
+        uint32_t v = r->vertex[w];
+        if (r->n_hubs && v >= r->g->hubs_from) {
+            hub *hb = &r->hubs[v - r->g->hubs_from];
+            uint32_t from = 0;
+            for (size_t i = 0; i < hb->len && s > 0;) {
+                uint32_t d = 0;
+                for (unsigned shift = 0; shift < 35; shift += 7) {
+                    uint8_t b = hb->bytes[i++];
+                    d |= (uint32_t)(b & 0x7f) << shift;
+                    if (!(b & 0x80))
+                        break;
+                }
+                from += d;
+                uint32_t u = eval(r, from, w);
+                if (u < s)
+                    s = u;
+            }
+            give(r, hb->bytes, hb->cap, 1);
+            *hb = (hub){0};
+        }
         r->semi[w] = r->label[w] = s;
         if (w % PROGRESS_EVERY == 0) {
             hs_status st = progress(r, r->count - 1);
@@ -267,7 +341,13 @@ hs_status dom_compute(const dom_graph *g, dom_result *out, hs_error *err) {
     r.parent = take(&r, n1, sizeof *r.parent);
     r.semi = take(&r, n1, sizeof *r.semi);
     r.label = take(&r, n1, sizeof *r.label);
-    if (!r.pre || !r.vertex || !r.parent || !r.semi || !r.label)
+    if (g->hubs_from > 0 && g->hubs_from <= g->n) {
+        r.n_hubs = g->n - g->hubs_from + 1;
+        r.hubs = take(&r, r.n_hubs, sizeof *r.hubs);
+        if (r.hubs)
+            memset(r.hubs, 0, r.n_hubs * sizeof *r.hubs);
+    }
+    if (!r.pre || !r.vertex || !r.parent || !r.semi || !r.label || (r.n_hubs && !r.hubs))
         st = nomem(&r);
     if (st == HS_OK) {
         memset(r.pre, 0, n1 * sizeof *r.pre);
@@ -288,6 +368,9 @@ hs_status dom_compute(const dom_graph *g, dom_result *out, hs_error *err) {
     if (st == HS_OK)
         st = semi_dominators(&r);
     give(&r, r.late, r.late_cap, sizeof *r.late);
+    for (size_t i = 0; r.hubs && i < r.n_hubs; i++) /* left when a failure cut step 2 short */
+        give(&r, r.hubs[i].bytes, r.hubs[i].cap, 1);
+    give(&r, r.hubs, r.n_hubs, sizeof *r.hubs);
     give(&r, r.label, n1, sizeof *r.label);
     if (st == HS_OK)
         immediate_dominators(&r);

@@ -114,7 +114,8 @@ static hs_status compute(heap *h, query_dominators *d, query_progress_fn progres
         phases[1].starts = saved;
         dom_graph g = {.n = dom_map_count(&d->map), .successors = successors, .size = size,
                        .ctx = &hg, .phases = phases, .n_phases = 2, .progress = progress,
-                       .progress_ctx = progress_ctx, .base_bytes = dom_map_bytes(&d->map)};
+                       .progress_ctx = progress_ctx, .base_bytes = dom_map_bytes(&d->map),
+                       .hubs_from = d->map.n_heap + 1};
         st = dom_compute(&g, &d->res, err);
     }
     free(roots);

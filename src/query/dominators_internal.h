@@ -43,6 +43,11 @@ typedef struct dom_graph {
     query_progress_fn progress; /* optional: counts of nodes done; false cancels */
     void *progress_ctx;
     size_t base_bytes; /* memory the caller holds meanwhile, counted in peak_bytes */
+    /* Nodes from this number up (0: none) are few and have many
+     * predecessors (a heap's static closures: [], small Ints and Chars,
+     * nullary constructors): their late edges are kept in arrays of their
+     * own, 4 bytes an edge instead of 8, read in order. */
+    uint32_t hubs_from;
 } dom_graph;
 
 typedef struct dom_result {
