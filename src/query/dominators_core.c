@@ -30,9 +30,15 @@
 #include "heapscope/grow.h"
 #include "dominators_internal.h"
 
-bool dom_ids_push(dom_ids *l, uint32_t v) {
-    if (l->count == l->cap && !hs_grow((void **)&l->items, &l->cap, l->count + 1, sizeof v))
-        return false;
+bool dom_ids_push(dom_ids *l, uint32_t v, uint64_t key) {
+    if (l->count == l->cap) {
+        size_t cap = l->cap, cap2 = l->cap;
+        if (!hs_grow((void **)&l->items, &cap, l->count + 1, sizeof *l->items) ||
+            !hs_grow((void **)&l->keys, &cap2, l->count + 1, sizeof *l->keys))
+            return false;
+        l->cap = cap < cap2 ? cap : cap2;
+    }
+    l->keys[l->count] = key;
     l->items[l->count++] = v;
     return true;
 }
@@ -42,6 +48,7 @@ bool dom_ids_push(dom_ids *l, uint32_t v) {
 #define PROGRESS_EVERY (UINT32_C(1) << 18)
 
 typedef struct pending {
+    uint64_t key;  /* the graph's key of node */
     uint32_t node; /* not numbered when pushed */
     uint32_t from; /* preorder number of the source */
 } pending;
@@ -119,11 +126,11 @@ static hs_status progress(dom_run *r, uint64_t done) {
     return HS_OK;
 }
 
-static hs_status push_pending(dom_run *r, uint32_t node, uint32_t from) {
+static hs_status push_pending(dom_run *r, uint32_t node, uint64_t key, uint32_t from) {
     if (r->n_stack == r->stack_cap &&
         !grow(r, (void **)&r->stack, &r->stack_cap, r->n_stack + 1, sizeof *r->stack))
         return nomem(r);
-    r->stack[r->n_stack++] = (pending){node, from};
+    r->stack[r->n_stack++] = (pending){key, node, from};
     return HS_OK;
 }
 
@@ -187,19 +194,21 @@ static hs_status non_tree_edge(dom_run *r, uint32_t from, uint32_t to, uint32_t 
 }
 
 /* Numbers node v (reached from number `from`) and queues its edges. */
-static hs_status number(dom_run *r, uint32_t v, uint32_t from, uint32_t phase_lo) {
+static hs_status number(dom_run *r, uint32_t v, uint64_t key, uint32_t from,
+                        uint32_t phase_lo) {
     uint32_t w = r->count++;
     r->pre[v] = w;
     r->vertex[w] = v;
     r->parent[w] = r->semi[w] = from;
     r->label[w] = NIL;
     r->succ.count = 0;
-    hs_status st = r->g->successors(r->g->ctx, v, &r->succ, r->err);
+    hs_status st = r->g->successors(r->g->ctx, v, key, &r->succ, r->err);
     for (size_t i = r->succ.count; st == HS_OK && i-- > 0;) { /* first successor on top */
         uint32_t s = r->succ.items[i];
         if (s == DOM_ROOT || s > r->g->n)
             continue;
-        st = r->pre[s] ? non_tree_edge(r, w, r->pre[s], phase_lo) : push_pending(r, s, w);
+        st = r->pre[s] ? non_tree_edge(r, w, r->pre[s], phase_lo)
+                       : push_pending(r, s, r->succ.keys[i], w);
     }
     if (st == HS_OK && r->count % PROGRESS_EVERY == 0)
         st = progress(r, r->count - 1);
@@ -219,12 +228,13 @@ static hs_status search(dom_run *r) {
         for (size_t i = ph->count; st == HS_OK && i-- > 0;) {
             uint32_t s = ph->starts[i];
             if (s != DOM_ROOT && s <= r->g->n)
-                st = r->pre[s] ? non_tree_edge(r, 0, r->pre[s], phase_lo) : push_pending(r, s, 0);
+                st = r->pre[s] ? non_tree_edge(r, 0, r->pre[s], phase_lo)
+                               : push_pending(r, s, ph->keys ? ph->keys[i] : 0, 0);
         }
         while (st == HS_OK && r->n_stack > 0) {
             pending e = r->stack[--r->n_stack];
             st = r->pre[e.node] ? non_tree_edge(r, e.from, r->pre[e.node], phase_lo)
-                                : number(r, e.node, e.from, phase_lo);
+                                : number(r, e.node, e.key, e.from, phase_lo);
         }
     }
     return st;
@@ -356,6 +366,7 @@ hs_status dom_compute(const dom_graph *g, dom_result *out, hs_error *err) {
     give(&r, r.stack, r.stack_cap, sizeof *r.stack);
     r.stack = NULL;
     free(r.succ.items);
+    free(r.succ.keys);
     give(&r, r.pre, n1, sizeof *r.pre);
     if (st == HS_OK) {
         /* step 2 needs the forest: the tree's parents, compressed as it goes */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "heapscope/bytes.h"
 #include "heapscope/closure_type.h"
 #include "heapscope/grow.h"
 #include "dominators_internal.h"
@@ -41,6 +42,11 @@ static query_action mark(void *ctx, heap *h, const heap_closure *c, uint32_t dep
 
 /* ---- the heap as a graph ---------------------------------------------- */
 
+/* Info tables recently used and the static closures' numbers: direct-
+ * mapped caches in front of the heap's and the map's hash tables, which
+ * cost a hash per closure (and most edges into statics) otherwise. */
+#define SLOTS 512
+
 typedef struct heap_graph {
     heap *h;
     dom_map *m;
@@ -48,13 +54,54 @@ typedef struct heap_graph {
     query_unreadable *unreadable;
     uint32_t next_rank;  /* size(): the sequential cursor */
     uint64_t next_word;
+    uint64_t info_keys[SLOTS];
+    const heap_info *infos[SLOTS];
+    uint64_t other_keys[SLOTS];
+    uint32_t other_ids[SLOTS];
 } heap_graph;
 
-static hs_status successors(void *ctx, uint32_t v, dom_ids *out, hs_error *err) {
+static inline size_t slot(uint64_t key) {
+    return (size_t)(key >> 3 ^ key >> 12) & (SLOTS - 1);
+}
+
+static uint32_t id_of(heap_graph *g, uint64_t addr) {
+    uint32_t v = dom_map_heap_id(g->m, addr);
+    if (v)
+        return v;
+    size_t k = slot(addr);
+    if (g->other_keys[k] == addr && addr)
+        return g->other_ids[k];
+    v = dom_map_id(g->m, addr);
+    g->other_keys[k] = addr;
+    g->other_ids[k] = v;
+    return v;
+}
+
+/* Decodes the closure at addr: from the bytes and info table at hand when
+ * they are (the traversal fetched them), else through the heap. */
+static hs_status decode(heap_graph *g, uint64_t addr, hs_error *problem) {
+    size_t len;
+    const uint8_t *bytes = heap_memory_cached(g->h, addr, &len);
+    if (bytes && len >= 8) {
+        uint64_t ptr = hs_load_le64(bytes);
+        size_t k = slot(ptr);
+        const heap_info *info = g->info_keys[k] == ptr && ptr ? g->infos[k] : NULL;
+        if (!info && (info = heap_info_lookup(g->h, ptr)) != NULL) {
+            g->info_keys[k] = ptr;
+            g->infos[k] = info;
+        }
+        if (info)
+            return heap_decode_known(g->h, addr, bytes, len, info, &g->c, problem);
+    }
+    return heap_decode(g->h, addr, &g->c, problem);
+}
+
+static hs_status successors(void *ctx, uint32_t v, uint64_t addr, dom_ids *out, hs_error *err) {
     heap_graph *g = ctx;
-    uint64_t addr = dom_map_addr(g->m, v);
+    if (!addr)
+        addr = dom_map_addr(g->m, v);
     hs_error problem;
-    hs_status st = heap_decode(g->h, addr, &g->c, &problem);
+    hs_status st = decode(g, addr, &problem);
     if (query_unreadable_status(st)) { /* read in pass 1: only a changed source gets here */
         query_unreadable_add(g->unreadable, addr, problem.message);
         return HS_OK;
@@ -67,8 +114,9 @@ static hs_status successors(void *ctx, uint32_t v, dom_ids *out, hs_error *err) 
     if (g->c.type == HS_WEAK)
         return HS_OK;
     for (size_t e = 0; e < g->c.n_edges; e++) {
-        uint32_t s = dom_map_id(g->m, g->c.edges[e].addr);
-        if (s && !dom_ids_push(out, s))
+        uint64_t a = wire_untag(g->c.edges[e].addr);
+        uint32_t s = id_of(g, a);
+        if (s && !dom_ids_push(out, s, a))
             return nomem(err);
     }
     return HS_OK;
@@ -87,16 +135,19 @@ static uint64_t size(void *ctx, uint32_t v) {
     return dom_map_size(m, w);
 }
 
-static hs_status starts_of(dom_map *m, const wire_ptr_list *l, uint32_t **out, size_t *n,
-                           hs_error *err) {
-    *n = 0;
-    *out = malloc((l->count + 1) * sizeof **out);
-    if (!*out)
+/* The numbers and addresses of a start set's reachable closures. */
+static hs_status starts_of(dom_map *m, const wire_ptr_list *l, dom_phase *ph, hs_error *err) {
+    uint32_t *ids = malloc((l->count + 1) * sizeof *ids);
+    uint64_t *keys = malloc((l->count + 1) * sizeof *keys);
+    *ph = (dom_phase){ids, keys, 0};
+    if (!ids || !keys)
         return nomem(err);
     for (size_t i = 0; i < l->count; i++) {
         uint32_t id = dom_map_id(m, l->items[i]);
-        if (id)
-            (*out)[(*n)++] = id;
+        if (id) {
+            ids[ph->count] = id;
+            keys[ph->count++] = wire_untag(l->items[i]);
+        }
     }
     return HS_OK;
 }
@@ -105,21 +156,20 @@ static hs_status compute(heap *h, query_dominators *d, query_progress_fn progres
                          void *progress_ctx, hs_error *err) {
     heap_graph hg = {.h = h, .m = &d->map, .unreadable = &d->unreadable};
     dom_phase phases[2] = {{0}};
-    uint32_t *roots = NULL, *saved = NULL;
-    hs_status st = starts_of(&d->map, heap_roots(h), &roots, &phases[0].count, err);
+    hs_status st = starts_of(&d->map, heap_roots(h), &phases[0], err);
     if (st == HS_OK)
-        st = starts_of(&d->map, heap_saved_objects(h), &saved, &phases[1].count, err);
+        st = starts_of(&d->map, heap_saved_objects(h), &phases[1], err);
     if (st == HS_OK) {
-        phases[0].starts = roots;
-        phases[1].starts = saved;
         dom_graph g = {.n = dom_map_count(&d->map), .successors = successors, .size = size,
                        .ctx = &hg, .phases = phases, .n_phases = 2, .progress = progress,
                        .progress_ctx = progress_ctx, .base_bytes = dom_map_bytes(&d->map),
                        .hubs_from = d->map.n_heap + 1};
         st = dom_compute(&g, &d->res, err);
     }
-    free(roots);
-    free(saved);
+    for (int p = 0; p < 2; p++) {
+        free((void *)phases[p].starts);
+        free((void *)phases[p].keys);
+    }
     heap_closure_free(&hg.c);
     return st;
 }

@@ -16,22 +16,27 @@
 /* Successor lists handed out by a graph (reused from node to node). */
 typedef struct dom_ids {
     uint32_t *items;
+    uint64_t *keys; /* each item's key (see dom_graph.successors) */
     size_t count, cap;
 } dom_ids;
 
-bool dom_ids_push(dom_ids *l, uint32_t v);
+bool dom_ids_push(dom_ids *l, uint32_t v, uint64_t key);
 
 /* The start nodes of one phase: the virtual root's children. */
 typedef struct dom_phase {
     const uint32_t *starts;
+    const uint64_t *keys; /* their keys, or NULL (0 each) */
     size_t count;
 } dom_phase;
 
 typedef struct dom_graph {
     uint32_t n; /* nodes 1..n; below UINT32_MAX - 1 */
     /* Appends node v's successors to out (0 and numbers above n are
-     * skipped). Failure ends the computation. */
-    hs_status (*successors)(void *ctx, uint32_t v, dom_ids *out, hs_error *err);
+     * skipped), each with a key of the graph's choosing that comes back as
+     * `key` when that node's successors are asked (a heap passes the
+     * address, which saves finding it from the number). Failure ends the
+     * computation. */
+    hs_status (*successors)(void *ctx, uint32_t v, uint64_t key, dom_ids *out, hs_error *err);
     uint64_t (*size)(void *ctx, uint32_t v); /* node v's own bytes */
     void *ctx;
     /* Phases as query_traverse_phases runs them: what the first phase's

@@ -12,6 +12,13 @@ hs_status dom_map_init(dom_map *m, const heap *h, hs_error *err) {
     memset(m, 0, sizeof *m);
     m->h = h;
     m->words = heap_block_words(h);
+    size_t n;
+    const heap_block_range *r = heap_block_ranges(h, &n);
+    for (size_t i = 0; i < n; i++)
+        if (r[i].first_word == 0) {
+            m->big_lo = r[i].lo;
+            m->big_bytes = r[i].hi - r[i].lo;
+        }
     m->n_bits = (size_t)((m->words + 63) / 64);
     m->starts = calloc(m->n_bits + 1, sizeof *m->starts);
     m->ends = calloc(m->n_bits + 1, sizeof *m->ends);
@@ -45,7 +52,7 @@ hs_status dom_map_index(dom_map *m, hs_error *err) {
     uint64_t total = 0;
     for (size_t i = 0; i < m->n_bits; i++) {
         m->rank[i] = (uint32_t)total;
-        total += (uint64_t)__builtin_popcountll(m->starts[i]);
+        total += (uint64_t)dom_popcount(m->starts[i]);
         if (total + m->n_other >= UINT32_MAX - 2)
             return hs_fail(err, HS_ERR_TOO_LARGE, "too many closures for the dominator tree");
     }
@@ -85,12 +92,9 @@ size_t dom_map_bytes(const dom_map *m) {
 
 uint32_t dom_map_id(const dom_map *m, uint64_t addr) {
     addr = wire_untag(addr);
-    uint64_t w;
-    if (heap_dense_word(m->h, addr, &w) && w < m->words) {
-        uint64_t bits = m->starts[w >> 6], bit = UINT64_C(1) << (w & 63);
-        if (bits & bit)
-            return m->rank[w >> 6] + (uint32_t)__builtin_popcountll(bits & (bit - 1)) + 1;
-    }
+    uint32_t v = dom_map_heap_id(m, addr);
+    if (v)
+        return v;
     const uint64_t *i = addr ? u64map_find(&m->other_index, addr) : NULL;
     return i ? m->n_heap + (uint32_t)*i : 0;
 }
@@ -98,7 +102,7 @@ uint32_t dom_map_id(const dom_map *m, uint64_t addr) {
 /* The position of the k-th (0-based) set bit of bits. */
 static unsigned select_bit(uint64_t bits, unsigned k) {
     unsigned base = 0;
-    for (unsigned c; (c = (unsigned)__builtin_popcountll(bits & 0xff)) <= k; bits >>= 8) {
+    for (unsigned c; (c = (unsigned)dom_popcount(bits & 0xff)) <= k; bits >>= 8) {
         k -= c;
         base += 8;
     }

@@ -14,6 +14,7 @@ typedef struct dom_other {
 
 typedef struct dom_map {
     const heap *h;
+    uint64_t big_lo, big_bytes; /* the largest block range: dense words from 0 */
     uint64_t words;     /* dense heap words */
     size_t n_bits;      /* 64-bit words of each bitmap */
     uint64_t *starts;   /* a reachable closure starts at this dense word */
@@ -49,6 +50,26 @@ static inline uint32_t dom_map_count(const dom_map *m) {
 
 /* The number of the closure at addr (tagged or not), 0 when unreached. */
 uint32_t dom_map_id(const dom_map *m, uint64_t addr);
+
+/* Set bits of x (no popcount instruction is assumed). */
+static inline unsigned dom_popcount(uint64_t x) {
+    x -= (x >> 1) & UINT64_C(0x5555555555555555);
+    x = (x & UINT64_C(0x3333333333333333)) + ((x >> 2) & UINT64_C(0x3333333333333333));
+    x = (x + (x >> 4)) & UINT64_C(0x0f0f0f0f0f0f0f0f);
+    return (unsigned)((x * UINT64_C(0x0101010101010101)) >> 56);
+}
+
+/* The number of the closure at the untagged addr when it is in the
+ * bitmaps; 0 otherwise (unreached, or an other: ask dom_map_id). */
+static inline uint32_t dom_map_heap_id(const dom_map *m, uint64_t addr) {
+    uint64_t w, off = addr - m->big_lo;
+    if (off < m->big_bytes)
+        w = off >> 3;
+    else if (!heap_dense_word(m->h, addr, &w) || w >= m->words)
+        return 0;
+    uint64_t bits = m->starts[w >> 6], bit = UINT64_C(1) << (w & 63);
+    return bits & bit ? m->rank[w >> 6] + dom_popcount(bits & (bit - 1)) + 1 : 0;
+}
 /* The address of closure number v (1..count). */
 uint64_t dom_map_addr(const dom_map *m, uint32_t v);
 /* The dense word where the closure of rank r (0-based, < n_heap) starts. */

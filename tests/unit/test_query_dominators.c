@@ -17,10 +17,14 @@ static uint32_t rnd(uint32_t below) {
     return (uint32_t)(rng_state % below);
 }
 
-static hs_status db_successors(void *ctx, uint32_t v, dom_ids *out, hs_error *err) {
+/* Keys are the node numbers plus a constant: each must come back with its node. */
+#define KEY(v) ((uint64_t)(v) + UINT64_C(0x4200000000))
+
+static hs_status db_successors(void *ctx, uint32_t v, uint64_t key, dom_ids *out, hs_error *err) {
     const db_graph *g = ctx;
+    cr_assert_eq(key, KEY(v));
     for (uint32_t w = 1; w <= g->n; w++)
-        if (g->edge[v][w] && !dom_ids_push(out, w))
+        if (g->edge[v][w] && !dom_ids_push(out, w, KEY(w)))
             return hs_fail(err, HS_ERR_NOMEM, "out of memory");
     return HS_OK;
 }
@@ -51,7 +55,12 @@ static void random_graph(db_graph *g) {
 }
 
 static void check_graph(const db_graph *g, uint32_t hubs_from, unsigned seed) {
-    dom_phase phases[2] = {{g->starts[0], g->n_starts[0]}, {g->starts[1], g->n_starts[1]}};
+    uint64_t keys[2][DB_MAX + 1];
+    for (int p = 0; p < 2; p++)
+        for (size_t i = 0; i < g->n_starts[p]; i++)
+            keys[p][i] = KEY(g->starts[p][i]);
+    dom_phase phases[2] = {{g->starts[0], keys[0], g->n_starts[0]},
+                           {g->starts[1], keys[1], g->n_starts[1]}};
     dom_graph dg = {.n = g->n, .successors = db_successors, .size = db_size, .ctx = (void *)g,
                     .phases = phases, .n_phases = 2, .hubs_from = hubs_from};
     dom_result r;
@@ -108,12 +117,13 @@ typedef struct chain {
     uint32_t reports;
 } chain;
 
-static hs_status chain_successors(void *ctx, uint32_t v, dom_ids *out, hs_error *err) {
+static hs_status chain_successors(void *ctx, uint32_t v, uint64_t key, dom_ids *out,
+                                  hs_error *err) {
     const chain *c = ctx;
-    (void)err;
-    dom_ids_push(out, v < c->n ? v + 1 : 1);
+    (void)err, (void)key;
+    dom_ids_push(out, v < c->n ? v + 1 : 1, 0);
     if (v % 16 == 0)
-        dom_ids_push(out, 1);
+        dom_ids_push(out, 1, 0);
     return HS_OK;
 }
 
@@ -131,7 +141,7 @@ static bool chain_progress(void *ctx, uint64_t done) {
 Test(dominators, long_chain) {
     chain c = {.n = 2000000};
     uint32_t start = 1;
-    dom_phase ph = {&start, 1};
+    dom_phase ph = {&start, NULL, 1};
     dom_graph g = {.n = c.n, .successors = chain_successors, .size = chain_size, .ctx = &c,
                    .phases = &ph, .n_phases = 1, .progress = chain_progress, .progress_ctx = &c};
     dom_result r;
@@ -153,7 +163,7 @@ Test(dominators, long_chain) {
 Test(dominators, progress_cancels) {
     chain c = {.n = 1000000, .cancel_after = 2};
     uint32_t start = 1;
-    dom_phase ph = {&start, 1};
+    dom_phase ph = {&start, NULL, 1};
     dom_graph g = {.n = c.n, .successors = chain_successors, .size = chain_size, .ctx = &c,
                    .phases = &ph, .n_phases = 1, .progress = chain_progress, .progress_ctx = &c};
     dom_result r;
