@@ -52,6 +52,8 @@
 /* The commands that open a view, each defined in its view's file (view_*.c). */
 void tui_cmd_census(tui_app *app, int arg);
 void tui_cmd_thunks(tui_app *app, int arg);
+void tui_cmd_strings(tui_app *app, int arg);
+void tui_cmd_dump(tui_app *app, int arg);
 
 const tui_command tui_commands[] = {
     {"General", "Help", {'?'}, ANY, 0, "Show every key binding", tui_cmd_help, 0},
@@ -103,7 +105,8 @@ const tui_command tui_commands[] = {
 
     {"Tree", "Expand", {KEY_RIGHT, 'l', '\n'}, EXPL, PAUSED,
      "Open the selected closure (its children are read now); on an open one, go to its first "
-     "child; on a census row, search the retainers of exactly that row's closures",
+     "child; on a census row or a value of the strings, search the retainers of exactly its "
+     "closures",
      tui_cmd_request, TUI_REQ_OPEN},
     {"Tree", "Collapse or go to parent", {KEY_LEFT, 'h'}, EXPL, PAUSED,
      "Close the selected node, or select its parent", tui_cmd_request, TUI_REQ_CLOSE},
@@ -155,9 +158,18 @@ const tui_command tui_commands[] = {
     {"Census", "Thunks", {'t'}, EXPL, PAUSED,
      "The thunks grouped by source location (or info table when there is none), largest first",
      tui_cmd_thunks, 0},
-    {"Census", "Sort census", {'s'}, EXPL, PAUSED,
-     "Sort a census by its next column: bytes, count, max, average, key", tui_cmd_request,
-     TUI_REQ_SORT},
+    {"Census", "Strings", {'S'}, EXPL, PAUSED,
+     "The values of the byte arrays, Text, ByteString and String lists that pass the active "
+     "filters, grouped by value: copies, bytes and bytes wasted by duplicates",
+     tui_cmd_strings, 0},
+    {"Census", "Sort", {'s'}, EXPL, PAUSED,
+     "Sort a census by its next column (bytes, count, max, average, key), or the strings "
+     "(wasted, bytes, count, length, value)",
+     tui_cmd_request, TUI_REQ_SORT},
+    {"Census", "Dump byte array", {'x'}, EXPL, PAUSED,
+     "The bytes of the selected ARR_WORDS (or of a string's array) in hex and text, a screen "
+     "at a time",
+     tui_cmd_dump, 0},
 
     FILTER_COMMANDS("Add filter", "Keep only", tui_cmd_add_filter),
     FILTER_COMMANDS("Add exclusion", "Leave out", tui_cmd_add_exclusion),

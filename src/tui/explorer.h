@@ -19,6 +19,8 @@ typedef struct tui_filter_spec {
     query_filter_kind kind;
     bool invert;
     char text[TUI_INPUT_MAX];
+    const char *long_text; /* instead of text when set: a value of any length, which
+                              lives as long as the call it is passed to */
 } tui_filter_spec;
 
 #define TUI_MAX_FILTERS 32

@@ -312,7 +312,8 @@ hs_status tui_filters_ready(tui_app *app, const tui_filter_spec *extra, size_t n
     hs_status st = query_filters_new(out, err);
     for (size_t i = 0; st == HS_OK && i < ex->n_filters + n_extra; i++) {
         const tui_filter_spec *f = i < ex->n_filters ? &ex->filters[i] : &extra[i - ex->n_filters];
-        st = query_filters_add(*out, f->kind, f->text, f->invert, err);
+        st = query_filters_add(*out, f->kind, f->long_text ? f->long_text : f->text, f->invert,
+                               err);
     }
     if (st == HS_OK)
         st = query_filters_prepare(*out, session_heap(app->sess), err);

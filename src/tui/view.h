@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct tui_app tui_app;
 typedef struct tui_view tui_view;
@@ -44,6 +45,9 @@ typedef struct tui_view_ops {
     void (*draw)(tui_app *app, tui_view *v, int top, int bottom);
     /* Answers a request; false when this view has no such thing. */
     bool (*request)(tui_app *app, tui_view *v, tui_request req);
+    /* The closure the selection stands for (what Dump shows), 0 for none;
+     * NULL when the view never has one. */
+    uint64_t (*selected)(tui_app *app, tui_view *v);
     const tui_hint *hints; /* the footer's keys, ended by {NULL, NULL} */
     void (*free)(tui_view *v); /* NULL for views that live as long as the app */
 } tui_view_ops;

@@ -230,7 +230,7 @@ static bool census_request(tui_app *app, tui_view *base, tui_request req) {
 }
 
 static const tui_hint census_hints[] = {
-    {"Expand", "retainers"}, {"Sort census", "sort"}, {"Census", "census"}, {"Back", "back"},
+    {"Expand", "retainers"}, {"Sort", "sort"}, {"Census", "census"}, {"Back", "back"},
     {"Help", "help"}, {"Command palette", "commands"}, {"Quit", "quit"}, {NULL, NULL}};
 
 static const tui_view_ops census_ops = {
@@ -309,7 +309,7 @@ static void census_open(tui_app *app, const query_census_by *by, size_t levels,
     tui_app_message(app, TUI_ROLE_INFO,
                     "%" PRIu64 " %s, %" PRIu64 " bytes; Enter: retainers of a row, %s: sort%s",
                     v->census.total_count, hs_plural(v->census.total_count, "closure", "closures"),
-                    v->census.total_bytes, tui_command_key("Sort census", k_sort, sizeof k_sort),
+                    v->census.total_bytes, tui_command_key("Sort", k_sort, sizeof k_sort),
                     u->count ? "; some closures could not be read" : "");
 }
 

@@ -117,6 +117,16 @@ static bool tree_request(tui_app *app, tui_view *base, tui_request req) {
     }
 }
 
+static uint64_t tree_selected(tui_app *app, tui_view *base) {
+    (void)app;
+    tui_tree_view *v = (tui_tree_view *)base;
+    tui_node_id id = tui_tree_view_selected(v);
+    if (id == TUI_NODE_NONE)
+        return 0;
+    const tui_node *n = tui_tree_node(&v->tree, id);
+    return n->kind == TUI_NODE_CLOSURE ? n->addr : 0;
+}
+
 static const tui_hint tree_hints[] = {
     {"Expand", "open"}, {"Collapse or go to parent", "close"}, {"Find text", "find"},
     {"Find retainers", "retainers"}, {"Era colours", "eras"}, {"Resume", "resume"},
@@ -129,6 +139,7 @@ const tui_view_ops tui_tree_view_ops = {
     .title = tui_explorer_title,
     .draw = tree_draw,
     .request = tree_request,
+    .selected = tree_selected,
     .hints = tree_hints,
     .free = tree_free,
 };
