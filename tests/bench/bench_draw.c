@@ -15,9 +15,10 @@
  * move (down and up), page (down and up), expand and collapse (a new
  * match each time: its path is read), toggle era colours; then in the
  * census view by constructor and era (opened through its prompt): move,
- * page and sort by the next column. Reports p50, p99 and the worst per
- * kind over K samples (default 2000) and the target of issue 11: p99 <=
- * 16 ms for every kind. */
+ * page and sort by the next column. Reports p50, p99 and the worst wall
+ * time per kind over K samples (default 2000), the p99 of the thread's CPU
+ * time (a loaded machine makes frames wait for a core), and the target of
+ * issue 11: p99 <= 16 ms for every kind. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,42 +39,56 @@
 
 typedef struct kind {
     const char *name;
-    double *ms;
+    double *ms;     /* wall time of each sample */
+    double *cpu_ms; /* this thread's CPU time of each sample (no waiting for a core) */
     size_t n;
 } kind;
+
+static double thread_cpu_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
 }
 
-static double pct(const kind *k, double p) {
-    size_t i = (size_t)(p * (double)(k->n - 1) + 0.5);
-    return k->ms[i < k->n ? i : k->n - 1];
+static double pct(const double *sorted, size_t n, double p) {
+    size_t i = (size_t)(p * (double)(n - 1) + 0.5);
+    return sorted[i < n ? i : n - 1];
 }
 
 /* One sample: a key through the command table, then the frame. */
 static void press(tui_app *app, kind *k, int key) {
-    double t0 = bench_now();
+    double t0 = bench_now(), c0 = thread_cpu_now();
     app->msg.text[0] = 0; /* as the main loop does before a command */
     tui_command_dispatch(app, key);
     tui_app_draw(app);
+    k->cpu_ms[k->n] = (thread_cpu_now() - c0) * 1e3;
     k->ms[k->n++] = (bench_now() - t0) * 1e3;
 }
 
-static bool report(kind *kinds, size_t n) {
+/* Wall p50/p99/max and CPU p99 per kind; *cpu_met says whether the CPU
+ * p99 meets the target too (on a shared machine the wall time also counts
+ * waiting for a core). */
+static bool report(kind *kinds, size_t n, bool *cpu_met) {
     bool met = true;
-    printf("%-22s %8s %8s %8s %8s\n", "keypress -> frame", "samples", "p50 ms", "p99 ms",
-           "max ms");
+    *cpu_met = true;
+    printf("%-22s %8s %8s %8s %8s %10s\n", "keypress -> frame", "samples", "p50 ms", "p99 ms",
+           "max ms", "CPU p99 ms");
     for (size_t i = 0; i < n; i++) {
         kind *k = &kinds[i];
         if (k->n == 0)
             continue;
         qsort(k->ms, k->n, sizeof *k->ms, cmp_double);
-        double p99 = pct(k, 0.99);
-        printf("%-22s %8zu %8.3f %8.3f %8.3f\n", k->name, k->n, pct(k, 0.5), p99,
-               k->ms[k->n - 1]);
+        qsort(k->cpu_ms, k->n, sizeof *k->cpu_ms, cmp_double);
+        double p99 = pct(k->ms, k->n, 0.99), cpu99 = pct(k->cpu_ms, k->n, 0.99);
+        printf("%-22s %8zu %8.3f %8.3f %8.3f %10.3f\n", k->name, k->n, pct(k->ms, k->n, 0.5), p99,
+               k->ms[k->n - 1], cpu99);
         met = met && p99 <= TARGET_MS;
+        *cpu_met = *cpu_met && cpu99 <= TARGET_MS;
     }
     return met;
 }
@@ -128,7 +143,8 @@ int main(int argc, char **argv) {
         kinds[i].name = names[i];
     bool allocated = true;
     for (size_t i = 0; i < n_kinds; i++)
-        allocated = (kinds[i].ms = calloc(repeat, sizeof(double))) && allocated;
+        allocated = (kinds[i].ms = calloc(repeat, sizeof(double))) &&
+                    (kinds[i].cpu_ms = calloc(repeat, sizeof(double))) && allocated;
     tui_app *app = calloc(1, sizeof *app);
     FILE *out = fopen("/dev/null", "w"), *in = fopen("/dev/null", "r");
     if (!app || !out || !in || !allocated) {
@@ -201,9 +217,10 @@ int main(int argc, char **argv) {
            "closure, %.2f s)\n",
            cols, lines, n_rows, t_search);
     printf("census by constructor, era: %s (%.3f s to count)\n", census->summary, t_census);
-    bool met = report(kinds, n_kinds);
+    bool cpu_met, met = report(kinds, n_kinds, &cpu_met);
     printf("peak RSS: %.1f MB\n", bench_peak_rss_mb());
-    printf("target: p99 <= %.0f ms for every key: %s\n", TARGET_MS, met ? "met" : "NOT met");
+    printf("target: p99 <= %.0f ms for every key: %s (CPU time: %s)\n", TARGET_MS,
+           met ? "met" : "NOT met", cpu_met ? "met" : "NOT met");
     rc = 0;
 out:
     if (app) {
@@ -212,8 +229,10 @@ out:
         tui_target_close(app, false);
     }
     free(app);
-    for (size_t i = 0; i < n_kinds; i++)
+    for (size_t i = 0; i < n_kinds; i++) {
         free(kinds[i].ms);
+        free(kinds[i].cpu_ms);
+    }
     if (out)
         fclose(out);
     if (in)
