@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "heapscope/bytes.h"
 #include "heapscope/grow.h"
 #include "strings_collect.h"
 
@@ -27,6 +28,23 @@ static strings_role role_cached(strings_ctx *x, const heap_info *info) {
         x->role_vals[slot] = (uint8_t)strings_role_of(info);
     }
     return (strings_role)x->role_vals[slot];
+}
+
+/* Whether the (:) cell whose head is at addr may be part of a String: its
+ * head is a C#, or not read yet (a static closure, an info table not
+ * fetched: the grouping decides). Most lists hold no characters, and
+ * keeping only these cells keeps the grouping small. */
+static bool may_be_string(strings_ctx *x, heap *h, uint64_t head) {
+    size_t len;
+    const uint8_t *b = heap_memory_cached(h, head, &len);
+    if (!b)
+        return true;
+    uint64_t ptr = hs_load_le64(b);
+    size_t slot = (size_t)(ptr >> 3 ^ ptr >> 13) & (ROLE_SLOTS - 1);
+    if (x->role_keys[slot] == ptr && ptr)
+        return x->role_vals[slot] == ROLE_CHAR;
+    const heap_info *info = heap_info_lookup(h, ptr);
+    return !info || role_cached(x, info) == ROLE_CHAR;
 }
 
 static bool wants(void *ctx, heap *h, const heap_info *info) {
@@ -93,7 +111,7 @@ static query_action visit(void *ctx, heap *h, const heap_closure *c, uint32_t de
         break;
     }
     case ROLE_CONS: {
-        if (c->n_edges < 2)
+        if (c->n_edges < 2 || !may_be_string(x, h, c->edges[0].addr))
             break;
         s_cell *o = S_PUSH(s->cells);
         if (!o)

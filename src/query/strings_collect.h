@@ -33,6 +33,7 @@ typedef struct s_cell { /* (:) */
     uint64_t addr, head, tail;
     uint32_t size;
     uint32_t chars; /* String length from here (saturating), once known */
+    uint32_t ch;    /* its head's position in chars + 1; 0: the head is no C# */
     uint8_t state;  /* strings_rows.c */
     bool matched, is_tail, claimed;
 } s_cell;

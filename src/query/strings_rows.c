@@ -124,7 +124,6 @@ static bool add_copy(grouping *g, const uint8_t *v, uint64_t len, uint64_t bytes
 static bool index_all(strings_collect *s) {
     INDEX(s->arrays);
     INDEX(s->contents);
-    INDEX(s->cells);
     INDEX(s->chars);
     return true;
 }
@@ -199,7 +198,7 @@ static bool resolve(strings_collect *s, grouping *g, size_t i) {
             chars = c->chars;
             break;
         }
-        if (c->state == CELL_ON_PATH || !FIND(s->chars, c->head))
+        if (c->state == CELL_ON_PATH || !c->ch)
             break; /* a cycle, or not a character */
         if (!hs_grow((void **)&g->stack, &g->stack_cap, depth + 1, sizeof *g->stack))
             return false;
@@ -232,9 +231,7 @@ static bool add_string(strings_collect *s, grouping *g, s_cell *first) {
     uint64_t len = 0, bytes = 0;
     s_cell *c = first;
     for (uint32_t k = 0; k < first->chars && c; k++) {
-        s_char *ch = FIND(s->chars, c->head);
-        if (!ch) /* resolve() saw it */
-            return false;
+        s_char *ch = &s->chars.items[c->ch - 1]; /* resolve() saw it is a C# */
         size_t n = strings_utf8(ch->cp, v + len);
         len += n ? n : strings_utf8(0xFFFD, v + len);
         if (!c->claimed) {
@@ -250,16 +247,25 @@ static bool add_string(strings_collect *s, grouping *g, s_cell *first) {
     return !first->matched || add_copy(g, v, len, bytes, first->addr, 0, QUERY_STRING_LIST);
 }
 
+/* Most (:) cells of a heap hold no character: only those that do are
+ * indexed and walked. */
 static bool add_strings(strings_collect *s, grouping *g, query_strings *out) {
     for (size_t i = 0; i < s->cells.count; i++) {
+        s_cell *c = &s->cells.items[i];
+        const uint64_t *pos = s->chars.index.count ? u64map_find(&s->chars.index, c->head) : NULL;
+        c->ch = pos ? (uint32_t)*pos : 0;
+        if (c->ch && !u64map_put(&s->cells.index, c->addr, i + 1))
+            return false;
+    }
+    for (size_t i = 0; i < s->cells.count; i++) {
         const s_cell *c = &s->cells.items[i];
-        s_cell *tail = FIND(s->chars, c->head) ? FIND(s->cells, c->tail) : NULL;
+        s_cell *tail = c->ch ? FIND(s->cells, c->tail) : NULL;
         if (tail)
             tail->is_tail = true;
     }
     for (size_t i = 0; i < s->cells.count; i++) {
         s_cell *c = &s->cells.items[i];
-        if (c->is_tail || !FIND(s->chars, c->head))
+        if (c->is_tail || !c->ch)
             continue;
         if (!resolve(s, g, i))
             return false;
