@@ -422,7 +422,8 @@ enum {
 
 typedef struct query_strings_row {
     unsigned kinds;      /* QUERY_STRING_* bits of its copies */
-    uint8_t *value;      /* value_len bytes (UTF-8 for Text and String), from malloc */
+    const uint8_t *value; /* value_len bytes (UTF-8 for Text and String), owned by the
+                             result (query_strings_free) */
     uint64_t value_len;
     uint64_t count;      /* copies */
     uint64_t bytes;      /* heap bytes of the copies (see query_strings_run) */
@@ -441,6 +442,7 @@ typedef struct query_strings {
     uint64_t skipped;    /* Text/ByteString slices outside their array, and lists of C#
                             not fully evaluated, or longer than QUERY_STRINGS_MAX_LIST */
     query_unreadable unreadable; /* closures left out: they could not be read */
+    void *storage;       /* the rows' values */
 } query_strings;
 
 #define QUERY_STRINGS_MAX_LIST (UINT64_C(1) << 22) /* characters of one String */

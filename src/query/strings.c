@@ -141,15 +141,15 @@ static query_action visit(void *ctx, heap *h, const heap_closure *c, uint32_t de
 
 void strings_collect_free(strings_collect *s) {
     free(s->arrays.items);
-    u64map_free(&s->arrays.index);
+    free(s->arrays.index.slots);
     free(s->holders.items);
-    u64map_free(&s->holders.index);
+    free(s->holders.index.slots);
     free(s->contents.items);
-    u64map_free(&s->contents.index);
+    free(s->contents.index.slots);
     free(s->cells.items);
-    u64map_free(&s->cells.index);
+    free(s->cells.index.slots);
     free(s->chars.items);
-    u64map_free(&s->chars.index);
+    free(s->chars.index.slots);
     u64map_free(&s->nils);
 }
 
@@ -190,8 +190,7 @@ hs_status query_strings_run(heap *h, const query_strings_spec *spec, query_strin
 }
 
 void query_strings_free(query_strings *s) {
-    for (size_t i = 0; i < s->n_rows; i++)
-        free(s->rows[i].value);
+    free(s->storage);
     free(s->rows);
     memset(s, 0, sizeof *s);
 }

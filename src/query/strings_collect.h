@@ -32,10 +32,7 @@ typedef struct s_contents { /* PlainPtr, MallocPtr */
 typedef struct s_cell { /* (:) */
     uint64_t addr, head, tail;
     uint32_t size;
-    uint32_t chars; /* String length from here (saturating), once known */
-    uint32_t ch;    /* its head's position in chars + 1; 0: the head is no C# */
-    uint8_t state;  /* strings_rows.c */
-    bool matched, is_tail, claimed;
+    bool matched;
 } s_cell;
 
 typedef struct s_char { /* C# */
@@ -44,11 +41,21 @@ typedef struct s_char { /* C# */
     bool in_heap, claimed;
 } s_char;
 
+/* Address -> position + 1 in a list, sized once for the whole list (at
+ * most half full), key and value side by side: one cache miss a probe. */
+typedef struct addr_slot {
+    uint64_t addr, pos;
+} addr_slot;
+typedef struct addr_index {
+    addr_slot *slots; /* NULL until built */
+    size_t mask;
+} addr_index;
+
 #define S_LIST(T) \
     struct {      \
         T *items; \
         size_t count, cap; \
-        u64map index; /* addr -> position + 1 (built after the traversal) */ \
+        addr_index index; /* built after the traversal */ \
     }
 
 typedef struct strings_collect {
@@ -61,6 +68,21 @@ typedef struct strings_collect {
 } strings_collect;
 
 void strings_collect_free(strings_collect *s);
+
+/* ---- grouping copies by value (strings_rows.c) ---- */
+typedef struct grouping grouping;
+/* Room for n bytes of a value made here; it never moves. NULL: no memory. */
+uint8_t *strings_arena_take(grouping *g, size_t n);
+/* Counts one copy of value v (kind: a QUERY_STRING_* bit); false: no memory. */
+bool strings_add_copy(grouping *g, const uint8_t *v, uint64_t len, uint64_t bytes, uint64_t addr,
+                      uint64_t array, unsigned kind);
+bool strings_index_init(addr_index *ix, size_t n);
+void strings_index_put(addr_index *ix, uint64_t addr, uint64_t pos);
+uint64_t strings_index_get(const addr_index *ix, uint64_t addr);
+
+/* ---- Strings from the (:) cells and C# boxes (strings_lists.c) ---- */
+/* Counts every String (chars must be indexed); false: no memory. */
+bool strings_add_lists(heap *h, strings_collect *s, grouping *g, query_strings *out);
 /* Indexes the lists by address and turns them into rows (out is zeroed). */
 hs_status strings_rows_make(heap *h, strings_collect *s, query_strings *out, hs_error *err);
 

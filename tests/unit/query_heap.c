@@ -112,6 +112,14 @@ uint64_t qh_con(qh *q, const char *desc, uint32_t n_ptrs, const uint64_t *ptrs, 
     return a;
 }
 
+uint64_t qh_static_con_ptrs(qh *q, const char *desc, uint32_t n_ptrs, const uint64_t *ptrs,
+                           uint32_t n_data) {
+    uint64_t a = alloc(q, qh_con_info(q, desc, n_ptrs, n_data), n_ptrs + n_data, true);
+    for (uint32_t i = 0; i < n_ptrs; i++)
+        fake_w64(q->f, a + q->H + 8u * i, ptrs[i]);
+    return a;
+}
+
 uint64_t qh_static_con(qh *q, const char *desc) {
     return alloc(q, qh_con_info(q, desc, 0, 1), 1, true);
 }

@@ -26,6 +26,9 @@ uint64_t qh_con_info(qh *q, const char *desc, uint32_t n_ptrs, uint32_t n_data);
 uint64_t qh_con(qh *q, const char *desc, uint32_t n_ptrs, const uint64_t *ptrs, uint32_t n_data);
 /* The same in the static region (era 0). */
 uint64_t qh_static_con(qh *q, const char *desc);
+/* A static constructor with pointer and (zero) data words, as qh_con. */
+uint64_t qh_static_con_ptrs(qh *q, const char *desc, uint32_t n_ptrs, const uint64_t *ptrs,
+                           uint32_t n_data);
 /* A WEAK with the given key and value (no finalizers, no link). */
 uint64_t qh_weak(qh *q, uint64_t key, uint64_t value);
 /* A closure of any type laid out as ptrs pointers then n_data words. */

@@ -315,3 +315,31 @@ Test(query_strings, payload_read_pages_and_errors) {
     cr_expect(strstr(err.message, "no closure lives at"), "%s", err.message);
     qh_free(q);
 }
+
+Test(query_strings, static_cells_are_found_but_cost_no_heap_bytes) {
+    qh *q = qh_new(WIRE_PROF_NONE);
+    uint64_t nil = qh_static_con(q, NIL);
+    uint64_t sb = qh_static_con_ptrs(q, CHAR, 0, NULL, 1), sa = qh_static_con_ptrs(q, CHAR, 0, NULL, 1);
+    qh_set_ptr(q, sb, 0, 'b');
+    qh_set_ptr(q, sa, 0, 'a');
+    uint64_t p2[2] = {sb, nil};
+    uint64_t c2 = qh_static_con_ptrs(q, CONS, 2, p2, 0);
+    uint64_t p1[2] = {sa, c2};
+    qh_root(q, qh_static_con_ptrs(q, CONS, 2, p1, 0)); /* a static "ab" */
+    qh_root(q, string(q, "ab", nil));                   /* and one on the heap */
+    uint64_t mixed = cons(q, chr(q, 'x'), c2);          /* a heap cell onto the static tail */
+    qh_root(q, mixed);
+    query_strings s;
+    run(q, NULL, &s);
+    const query_strings_row *ab = row(&s, "ab"), *xb = row(&s, "xb");
+    cr_assert(ab && xb);
+    cr_expect_eq(ab->count, 2);
+    cr_expect_eq(ab->bytes, 2 * (24 + 16), "the static copy costs nothing");
+    cr_expect_eq(ab->wasted, 2 * (24 + 16));
+    cr_expect_eq(xb->count, 1);
+    cr_expect_eq(xb->bytes, 24 + 16);
+    cr_expect_null(row(&s, "b"), "the static tail is part of both");
+    cr_expect_eq(s.n_rows, 2);
+    query_strings_free(&s);
+    qh_free(q);
+}
