@@ -150,7 +150,7 @@ static void find_next(tui_app *app, strings_view *v, const char *needle) {
 static void sort_next(tui_app *app, strings_view *v) {
     v->column = (v->column + 1) % N_COLS;
     query_strings_row *rows = v->strings.rows;
-    uint8_t *selected = v->sel < v->strings.n_rows ? rows[v->sel].value : NULL;
+    const uint8_t *selected = v->sel < v->strings.n_rows ? rows[v->sel].value : NULL;
     qsort(rows, v->strings.n_rows, sizeof *rows, orders[v->column]);
     for (size_t i = 0; selected && i < v->strings.n_rows; i++)
         if (rows[i].value == selected)
