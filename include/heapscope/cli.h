@@ -51,6 +51,7 @@ typedef struct cli_common {
     uint64_t cache_size; /* --cache-size: cap of the cache directory, 0 = default */
     bool record;         /* --record: record the pause in the cache */
     bool retained;       /* show: retained sizes (the whole heap's dominator tree) */
+    bool merged;         /* retainers: the prefix tree of the paths */
 } cli_common;
 
 /* ---- the command line (parse.c, doc.c; tables in commands.c, options.c) ---- */

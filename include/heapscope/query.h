@@ -310,6 +310,39 @@ hs_status query_dominators_children(const query_dominators *d, uint64_t addr, si
                                     query_dominator_row *out, hs_error *err);
 void query_dominator_rows_free(query_dominator_row *rows, size_t n_rows);
 
+/* ---- merged root paths (issue 12 §3) ---------------------------------- */
+
+/* The prefix tree of the paths of a retainer search's matches: every
+ * closure on some match's path once, under the closure that holds it on
+ * that path, with how many matches lie at or below it and their bytes:
+ * why every match is alive, on one screen. */
+typedef struct query_merged query_merged;
+
+#define QUERY_MERGED_NONE SIZE_MAX
+
+typedef struct query_merged_node {
+    query_step step;         /* the closure (its strings owned by the tree) */
+    uint64_t matches;        /* matches at or below it */
+    uint64_t bytes;          /* their bytes */
+    bool match;              /* it is a match itself */
+    bool from_saved_object;  /* a start: a saved object rather than a GC root */
+    size_t parent;           /* QUERY_MERGED_NONE for a path's start */
+    const size_t *children;  /* after query_merged_finish: most bytes first */
+    size_t n_children;
+} query_merged_node;
+
+hs_status query_merged_new(query_merged **out, hs_error *err);
+void query_merged_free(query_merged *t);
+/* Adds a match found with paths (query_search.paths), e.g. from on_match. */
+hs_status query_merged_add(query_merged *t, const query_match *m, hs_error *err);
+/* Orders every node's children (and the starts) by bytes, then matches,
+ * then address; the nodes can be read after it. */
+hs_status query_merged_finish(query_merged *t, hs_error *err);
+size_t query_merged_count(const query_merged *t);
+const query_merged_node *query_merged_node_at(const query_merged *t, size_t i);
+/* The paths' starts (GC roots and saved objects), most bytes first. */
+const size_t *query_merged_starts(const query_merged *t, size_t *n);
+
 /* ---- census ---------------------------------------------------------- */
 
 /* What a census groups closures by. Each closure's key under a kind is a

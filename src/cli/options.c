@@ -204,6 +204,30 @@ const cli_option cli_option_table[] = {
      ".B thunk\n"
      "(see\n"
      ".BR census ).\n"},
+    {"merged", 0, NULL, false, CLI_ON(RETAINERS), set_flag, FIELD(merged), 0, 0, 0,
+     "print the paths merged into one tree, with the matches and bytes below each closure",
+     "print the matches' paths merged into one tree (their prefix tree): every\n"
+     "closure on some path once, under the closure that holds it, with the\n"
+     "number of matches at or below it and their bytes, the largest first;\n"
+     "each line indented by its depth (beyond 40 levels the depth is written\n"
+     "in parentheses). With\n"
+     ".BR \\-\\-json ,\n"
+     ".B merged\n"
+     "replaces\n"
+     ".BR matches :\n"
+     "the tree's nodes depth first, each with\n"
+     ".B id\n"
+     "(its position in the list),\n"
+     ".B parent\n"
+     "(the parent's id, null for a path's start),\n"
+     ".BR matches ,\n"
+     ".BR bytes ,\n"
+     ".B match\n"
+     "(it is a match itself),\n"
+     ".B start\n"
+     "(on a start: \"gc\\-root\" or \"saved\\-object\") and\n"
+     ".B closure\n"
+     "(as a step of a path).\n"},
     {"retained", 0, NULL, false, CLI_ON(SHOW), set_flag, FIELD(retained), 0, 0, 0,
      "also the retained size and immediate dominator of each closure (computes the whole "
      "heap's dominator tree)",

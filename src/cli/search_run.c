@@ -6,16 +6,24 @@
 #include <unistd.h>
 
 #include "heapscope/plural.h"
+#include "merged_cli.h"
 #include "output.h"
 #include "search.h"
 
 typedef struct print_ctx {
     const cli_search_view *v;
     bool json;
+    query_merged *merged; /* --merged: matches go into the tree, printed at the end */
+    hs_status st;
+    hs_error err;
 } print_ctx;
 
 static bool print_match(void *ctx, heap *h, const query_match *m) {
     print_ctx *p = ctx;
+    if (p->merged) {
+        p->st = query_merged_add(p->merged, m, &p->err);
+        return p->st == HS_OK;
+    }
     if (p->json) {
         fputs(m->number > 1 ? ",\n  " : "\n  ", stdout);
         p->v->json(stdout, h, m);
@@ -33,12 +41,12 @@ static bool show_progress(void *ctx, uint64_t visited) {
 }
 
 static void print_head(const query_filters *f, const cli_common *common,
-                       const cli_search_view *v) {
+                       const cli_search_view *v, bool merged) {
     char d[512];
     if (common->json) {
         fputs("{\"filters\": ", stdout);
         cli_json_filters(stdout, f);
-        printf(", \"limit\": %ld, \"matches\": [", common->limit);
+        printf(", \"limit\": %ld, \"%s\": [", common->limit, merged ? "merged" : "matches");
         return;
     }
     if (!v->title)
@@ -79,7 +87,12 @@ int cli_run_search(const char *target, const cli_common *common, const cli_searc
     if (rc != 0)
         return rc;
     hs_error err = {0};
-    print_ctx pc = {v, common->json};
+    print_ctx pc = {v, common->json, NULL, HS_OK, {0}};
+    if (common->merged && v->paths && query_merged_new(&pc.merged, &err) != HS_OK) {
+        cli_session_close(&s, common, &err);
+        query_filters_free(filters);
+        return cli_report(&err);
+    }
     bool tty = isatty(STDERR_FILENO);
     query_search q = {.filters = filters, .limit = (uint64_t)common->limit, .paths = v->paths,
                       .prepared = true, .on_match = print_match, .ctx = &pc,
@@ -89,9 +102,19 @@ int cli_run_search(const char *target, const cli_common *common, const cli_searc
      * without eras gives just the error */
     hs_status st = query_filters_prepare(filters, s.heap, &err);
     if (st == HS_OK) {
-        print_head(filters, common, v);
+        print_head(filters, common, v, pc.merged != NULL);
         st = query_search_run(s.heap, &q, &stats, &err);
     }
+    if (st == HS_OK && pc.st != HS_OK) {
+        st = pc.st;
+        err = pc.err;
+    }
+    if (st == HS_OK && pc.merged) {
+        st = query_merged_finish(pc.merged, &err);
+        if (st == HS_OK)
+            st = cli_print_merged(stdout, s.heap, pc.merged, common->json, &err);
+    }
+    query_merged_free(pc.merged);
     if (tty)
         fputs("\r\033[K", stderr);
     if (st == HS_OK)

@@ -1,8 +1,10 @@
-"""heapscope dominators / show --retained against the synthetic debuggee's
-planted leak: the planted thunk retains exactly the leak list (cells, Leak
-closures and their heap-allocated I# boxes), each cell its own tail, the
-planted path's links dominate each other, and the tree covers exactly what
-`find` reaches (run by meson test)."""
+"""heapscope dominators / show --retained / retainers --merged (issue 12)
+against the synthetic debuggee's planted leak: the planted thunk retains
+exactly the leak list (cells, Leak closures and their heap-allocated I#
+boxes), each cell its own tail, the planted path's links dominate each
+other, the tree covers exactly what `find` reaches; the merged paths hold
+every match once, counts and bytes adding up at every node (run by meson
+test)."""
 import os
 import sys
 import unittest
@@ -99,6 +101,52 @@ class PlantedDominators(PlantedCase):
         r = run("show", self.debuggee.socket, path[3]["address"], "--retained", "--depth", "0")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertRegex(r.stdout, r"\[retains \d+ B, dominator " + path[2]["address"] + r"\]\n$")
+
+    def test_merged_paths(self):
+        out = self.json_of("retainers", "--exact", "Leak", "--merged", "--limit", "0")
+        self.assertEqual(out["count"], LEAKS + 1)  # and the orphan only a saved object holds
+        self.assertNotIn("matches", out)
+        nodes = out["merged"]
+        self.assertEqual([n["id"] for n in nodes], list(range(len(nodes))))
+        children = {n["id"]: [] for n in nodes}
+        for n in nodes:  # depth first: a parent comes before its children
+            if n["parent"] is not None:
+                self.assertLess(n["parent"], n["id"])
+                children[n["parent"]].append(n)
+        starts = [n for n in nodes if n["parent"] is None]
+        self.assertEqual([s["start"] for s in starts], ["gc-root", "saved-object"])
+        self.assertEqual([s["matches"] for s in starts], [LEAKS, 1])
+        self.assertEqual([s["bytes"] for s in starts], [LEAKS * LEAK, LEAK])
+        # the planted path is the GC root's single chain down to the list
+        node = starts[0]
+        for step in self.plan["leak"]["path"][:-1]:
+            self.assertEqual(node["closure"]["address"], step["address"])
+            self.assertEqual(node["matches"], LEAKS)
+            node = children[node["id"]][0]
+        # every node: its matches and bytes are its own plus its children's
+        for n in nodes:
+            kids, own = children[n["id"]], 1 if n["match"] else 0
+            self.assertEqual(n["matches"], own + sum(c["matches"] for c in kids))
+            self.assertEqual(n["bytes"], own * n["closure"]["size"] + sum(c["bytes"] for c in kids))
+            self.assertEqual([c["bytes"] for c in kids],
+                             sorted((c["bytes"] for c in kids), reverse=True))
+        self.assertEqual(sum(n["match"] for n in nodes), LEAKS + 1)
+        seen = [n["closure"]["address"] for n in nodes]
+        self.assertEqual(len(seen), len(set(seen)))
+        # the same paths as without --merged
+        plain = self.json_of("retainers", "--exact", "Leak", "--limit", "0")
+        on_paths = {s["address"] for m in plain["matches"] for s in m["path"]}
+        self.assertEqual(on_paths, set(seen))
+
+    def test_merged_text(self):
+        r = run("retainers", self.debuggee.socket, "--exact", "Leak", "--merged", "--limit", "5")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        self.assertEqual(lines[0], "retainers of closures with Exact constructor name Leak")
+        self.assertRegex(lines[1], r"^GC root: 5 matches, 120 B  0x[0-9a-f]+  TSO ")
+        self.assertRegex(lines[2], r"^  Stack: 5 matches, 120 B  ")
+        self.assertEqual(sum("(a match)" in line for line in lines), 5)
+        self.assertRegex(lines[-1], r"^5 matches, stopped at the limit of 5")
 
     def test_top_is_checked(self):
         r = run("dominators", self.debuggee.socket, "--top", "x")
