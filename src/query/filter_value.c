@@ -10,14 +10,11 @@
 #include "heapscope/closure_type.h"
 #include "strings_internal.h"
 
-#define ROLE_SLOTS 256
-
 struct strings_value_filter {
     uint8_t *bytes;
     size_t len;
     heap_closure scratch, scratch2;
-    uint64_t role_keys[ROLE_SLOTS];
-    uint8_t role_vals[ROLE_SLOTS];
+    strings_roles roles;
 };
 
 static int hex_digit(char c) {
@@ -69,16 +66,11 @@ void strings_value_filter_free(strings_value_filter *f) {
 }
 
 void strings_value_filter_forget(strings_value_filter *f) {
-    memset(f->role_keys, 0, sizeof f->role_keys);
+    memset(&f->roles, 0, sizeof f->roles);
 }
 
 static strings_role role_of(strings_value_filter *f, const heap_info *info) {
-    size_t slot = (size_t)(info->ptr >> 3 ^ info->ptr >> 13) & (ROLE_SLOTS - 1);
-    if (f->role_keys[slot] != info->ptr) {
-        f->role_keys[slot] = info->ptr;
-        f->role_vals[slot] = (uint8_t)strings_role_of(info);
-    }
-    return (strings_role)f->role_vals[slot];
+    return strings_roles_get(&f->roles, info);
 }
 
 /* Decodes the closure at addr into *out; false (no match) when it cannot

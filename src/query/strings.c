@@ -10,25 +10,13 @@
 #include "heapscope/grow.h"
 #include "strings_collect.h"
 
-#define ROLE_SLOTS 512 /* direct-mapped info pointer -> role cache, power of two */
-
 typedef struct strings_ctx {
     strings_collect col;
     query_filters *filters; /* NULL when there are none */
-    uint64_t role_keys[ROLE_SLOTS];
-    uint8_t role_vals[ROLE_SLOTS];
+    strings_roles roles;
     hs_status st;
     hs_error err;
 } strings_ctx;
-
-static strings_role role_cached(strings_ctx *x, const heap_info *info) {
-    size_t slot = (size_t)(info->ptr >> 3 ^ info->ptr >> 13) & (ROLE_SLOTS - 1);
-    if (x->role_keys[slot] != info->ptr) {
-        x->role_keys[slot] = info->ptr;
-        x->role_vals[slot] = (uint8_t)strings_role_of(info);
-    }
-    return (strings_role)x->role_vals[slot];
-}
 
 /* Whether the (:) cell whose head is at addr may be part of a String: its
  * head is a C#, or not read yet (a static closure, an info table not
@@ -40,16 +28,16 @@ static bool may_be_string(strings_ctx *x, heap *h, uint64_t head) {
     if (!b)
         return true;
     uint64_t ptr = hs_load_le64(b);
-    size_t slot = (size_t)(ptr >> 3 ^ ptr >> 13) & (ROLE_SLOTS - 1);
-    if (x->role_keys[slot] == ptr && ptr)
-        return x->role_vals[slot] == ROLE_CHAR;
+    strings_role role;
+    if (strings_roles_peek(&x->roles, ptr, &role))
+        return role == ROLE_CHAR;
     const heap_info *info = heap_info_lookup(h, ptr);
-    return !info || role_cached(x, info) == ROLE_CHAR;
+    return !info || strings_roles_get(&x->roles, info) == ROLE_CHAR;
 }
 
 static bool wants(void *ctx, heap *h, const heap_info *info) {
     (void)h;
-    return role_cached(ctx, info) != ROLE_NONE;
+    return strings_roles_get(&((strings_ctx *)ctx)->roles, info) != ROLE_NONE;
 }
 
 /* Appends one zeroed element to a list; NULL when out of memory. */
@@ -70,7 +58,7 @@ static query_action visit(void *ctx, heap *h, const heap_closure *c, uint32_t de
     strings_ctx *x = ctx;
     if (!c->info)
         return QUERY_CONTINUE;
-    strings_role role = role_cached(x, c->info);
+    strings_role role = strings_roles_get(&x->roles, c->info);
     bool matched = true;
     if (x->filters && role != ROLE_CONTENTS && role != ROLE_CHAR && role != ROLE_NIL) {
         hs_status st = query_filters_match(x->filters, h, c, &matched, &x->err);

@@ -24,6 +24,16 @@ typedef enum strings_role {
 
 strings_role strings_role_of(const heap_info *info);
 
+/* Roles remembered per info pointer (direct-mapped: a miss recomputes). */
+#define STRINGS_ROLE_SLOTS 512
+typedef struct strings_roles {
+    uint64_t keys[STRINGS_ROLE_SLOTS];
+    uint8_t vals[STRINGS_ROLE_SLOTS];
+} strings_roles;
+strings_role strings_roles_get(strings_roles *r, const heap_info *info);
+/* The remembered role of info pointer ptr; false when it is not there. */
+bool strings_roles_peek(const strings_roles *r, uint64_t ptr, strings_role *out);
+
 /* The bytes [*off, *off + *len) of arr's payload that the Text or
  * ByteString c (role) designates; for a ByteString, arr is the array under
  * its contents. False when the slice is not inside the array. For

@@ -49,6 +49,27 @@ strings_role strings_role_of(const heap_info *info) {
     return ROLE_NONE;
 }
 
+static size_t role_slot(uint64_t ptr) {
+    return (size_t)(ptr >> 3 ^ ptr >> 13) & (STRINGS_ROLE_SLOTS - 1);
+}
+
+strings_role strings_roles_get(strings_roles *r, const heap_info *info) {
+    size_t slot = role_slot(info->ptr);
+    if (r->keys[slot] != info->ptr) {
+        r->keys[slot] = info->ptr;
+        r->vals[slot] = (uint8_t)strings_role_of(info);
+    }
+    return (strings_role)r->vals[slot];
+}
+
+bool strings_roles_peek(const strings_roles *r, uint64_t ptr, strings_role *out) {
+    size_t slot = role_slot(ptr);
+    if (!ptr || r->keys[slot] != ptr)
+        return false;
+    *out = (strings_role)r->vals[slot];
+    return true;
+}
+
 bool strings_slice(const heap *h, strings_role role, const uint64_t *words, size_t n_words,
                    const heap_closure *arr, uint64_t *off, uint64_t *len) {
     uint64_t o, n;

@@ -163,7 +163,8 @@ typedef struct sg_planted {
     const char *value; /* its bytes */
     size_t len;
     const char *kinds; /* as `heapscope strings` names them */
-    uint64_t count, bytes, wasted, matches;
+    uint64_t count, bytes, min, matches; /* wasted = bytes - min (the smallest copy) */
+    uint64_t shared; /* an array its Texts share, 0 = none */
 } sg_planted;
 #define SG_MAX_PLANTED 8
 

@@ -27,43 +27,53 @@ static sg_planted *row(sg_ctx *c, const char *value, const char *kinds) {
     if (c->n_planted == SG_MAX_PLANTED)
         sg_fail(c, "internal: too many planted strings");
     sg_planted *r = &c->planted[c->n_planted++];
-    *r = (sg_planted){.value = value, .len = strlen(value), .kinds = kinds};
+    *r = (sg_planted){.value = value, .len = strlen(value), .kinds = kinds, .min = UINT64_MAX};
     return r;
 }
 
-/* One copy of bytes, held by no Text or ByteString. */
-static void copy_bytes(sg_ctx *c, sg_planted *r, uint64_t *min) {
-    sg_bulk_root(c, sg_arr_words(c, r->value, r->len, sg_space_for_era(c)));
-    uint64_t b = arr_bytes(c, r->len);
-    r->count++, r->bytes += b, r->matches++;
-    *min = b < *min ? b : *min;
+/* Counts a copy of b bytes matching a value filter `matches` times. */
+static void counted(sg_planted *r, uint64_t b, uint64_t matches) {
+    r->count++;
+    r->bytes += b;
+    r->matches += matches;
+    r->min = b < r->min ? b : r->min;
 }
 
-/* A Text over a new array, or over `shared` (whose bytes are counted by
- * the first Text over it). */
-static void copy_text(sg_ctx *c, sg_planted *r, uint64_t *min, uint64_t shared) {
-    uint64_t arr = shared ? shared : sg_arr_words(c, r->value, r->len, sg_space_for_era(c));
+/* One copy of bytes, held by no Text or ByteString. */
+static void copy_bytes(sg_ctx *c, sg_planted *r) {
+    sg_bulk_root(c, sg_arr_words(c, r->value, r->len, sg_space_for_era(c)));
+    counted(r, arr_bytes(c, r->len), 1);
+}
+
+/* A Text over a new array, or over the row's shared array (whose bytes
+ * the first Text over it counts; the array matches once). */
+static void copy_text(sg_ctx *c, sg_planted *r) {
+    bool first_on_shared = r->shared && r->count == 0;
+    uint64_t arr = r->shared ? r->shared : sg_arr_words(c, r->value, r->len, sg_space_for_era(c));
     uint64_t w[2] = {0, r->len};
     sg_bulk_root(c, sg_con(c, SG_T_TEXT, &arr, w));
-    uint64_t b = c->H + 24 + (shared && r->count ? 0 : arr_bytes(c, r->len));
-    r->count++, r->bytes += b, r->matches += shared && r->count > 1 ? 1 : 2;
-    *min = b < *min ? b : *min;
+    bool with_array = !r->shared || first_on_shared;
+    counted(r, c->H + 24 + (with_array ? arr_bytes(c, r->len) : 0), with_array ? 2 : 1);
+}
+
+static void copy_shared_text(sg_ctx *c, sg_planted *r) {
+    if (!r->shared)
+        r->shared = sg_arr_words(c, r->value, r->len, sg_space_for_era(c));
+    copy_text(c, r);
 }
 
 /* A BS over a PlainPtr over a pinned array. */
-static void copy_bytestring(sg_ctx *c, sg_planted *r, uint64_t *min) {
+static void copy_bytestring(sg_ctx *c, sg_planted *r) {
     uint64_t arr = sg_arr_words(c, r->value, r->len, SG_SP_PINNED);
     uint64_t contents = sg_con(c, SG_T_PLAINPTR, &arr, NULL);
     uint64_t w[2] = {arr + c->H + 8, r->len};
     sg_bulk_root(c, sg_con(c, SG_T_BS, &contents, w));
-    uint64_t b = (c->H + 24) + (c->H + 8) + arr_bytes(c, r->len);
-    r->count++, r->bytes += b, r->matches += 2;
-    *min = b < *min ? b : *min;
+    counted(r, (c->H + 24) + (c->H + 8) + arr_bytes(c, r->len), 2);
 }
 
 /* A String of new cells; ASCII heads are the static CHARLIKE closures (not
  * heap bytes), others new C# boxes. Values are UTF-8. */
-static void copy_string(sg_ctx *c, sg_planted *r, uint64_t *min) {
+static void copy_string(sg_ctx *c, sg_planted *r) {
     uint32_t cps[64];
     size_t n = 0;
     for (size_t i = 0; i < r->len; n++) {
@@ -83,55 +93,32 @@ static void copy_string(sg_ctx *c, sg_planted *r, uint64_t *min) {
         b += (c->H + 16) + (cps[i] > SG_CHARLIKE_MAX ? c->H + 8 : 0);
     }
     sg_bulk_root(c, list);
-    r->count++, r->bytes += b, r->matches++;
-    *min = b < *min ? b : *min;
+    counted(r, b, 1);
 }
 
-static void finish(sg_planted *r, uint64_t min) {
-    r->wasted = r->bytes - min;
-}
+typedef void (*copy_fn)(sg_ctx *c, sg_planted *r);
+
+/* A value and how its copies are made, in order. */
+static const struct {
+    const char *value, *kinds;
+    copy_fn copies[4];
+    int n;
+} values[] = {
+    {"planted bytes\x01\x7f\\", "ARR_WORDS", {copy_bytes, copy_bytes, copy_bytes}, 3},
+    {"planted text \xce\xbb", "Text", {copy_text, copy_text, copy_text, copy_text}, 4},
+    {"planted shared", "Text", {copy_shared_text, copy_shared_text}, 2},
+    {"planted bytestring", "ByteString", {copy_bytestring, copy_bytestring}, 2},
+    {"planted string \xce\xbb", "String", {copy_string, copy_string, copy_string}, 3},
+    {"planted mixed", "ARR_WORDS,Text,ByteString,String",
+     {copy_string, copy_bytestring, copy_text, copy_bytes}, 4},
+};
 
 void sg_strings_build(sg_ctx *c) {
-    uint64_t min;
-    sg_planted *r = row(c, "planted bytes\x01\x7f\\", "ARR_WORDS");
-    min = UINT64_MAX;
-    for (int i = 0; i < 3; i++)
-        copy_bytes(c, r, &min);
-    finish(r, min);
-
-    r = row(c, "planted text \xce\xbb", "Text");
-    min = UINT64_MAX;
-    for (int i = 0; i < 4; i++)
-        copy_text(c, r, &min, 0);
-    finish(r, min);
-
-    r = row(c, "planted shared", "Text");
-    min = UINT64_MAX;
-    uint64_t shared = sg_arr_words(c, r->value, r->len, sg_space_for_era(c));
-    for (int i = 0; i < 2; i++)
-        copy_text(c, r, &min, shared);
-    finish(r, min);
-
-    r = row(c, "planted bytestring", "ByteString");
-    min = UINT64_MAX;
-    for (int i = 0; i < 2; i++)
-        copy_bytestring(c, r, &min);
-    finish(r, min);
-
-    r = row(c, "planted string \xce\xbb", "String");
-    min = UINT64_MAX;
-    for (int i = 0; i < 3; i++)
-        copy_string(c, r, &min);
-    finish(r, min);
-
-    r = row(c, "planted mixed", "ARR_WORDS,Text,ByteString,String");
-    min = UINT64_MAX;
-    copy_string(c, r, &min);
-    copy_bytestring(c, r, &min);
-    copy_text(c, r, &min, 0);
-    copy_bytes(c, r, &min);
-    finish(r, min);
-
+    for (size_t v = 0; v < sizeof values / sizeof values[0]; v++) {
+        sg_planted *r = row(c, values[v].value, values[v].kinds);
+        for (int i = 0; i < values[v].n; i++)
+            values[v].copies[i](c, r);
+    }
     for (int i = 0; i < 2; i++) {
         uint64_t a = sg_new(c, SG_T_ARR_WORDS, 1 + (LARGE_LEN + 7) / 8);
         uint8_t *p = sg_at(c, a) + c->H;
@@ -156,7 +143,7 @@ void sg_strings_json(sg_ctx *c, sg_buf *b) {
                      "%s\n    {\"value_hex\": \"%s\", \"kinds\": \"%s\", \"count\": %" PRIu64
                      ", \"bytes\": %" PRIu64 ", \"wasted\": %" PRIu64 ", \"matches\": %" PRIu64
                      "}",
-                     i ? "," : "", hex, r->kinds, r->count, r->bytes, r->wasted, r->matches);
+                     i ? "," : "", hex, r->kinds, r->count, r->bytes, r->bytes - r->min, r->matches);
         sg_buf_put(c, b, tmp, (size_t)n);
     }
     uint64_t large = arr_bytes(c, LARGE_LEN);
