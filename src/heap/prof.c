@@ -115,6 +115,14 @@ void heap_cc_text(const wire_cc *cc, char *buf, size_t cap) {
              cc->srcloc ? cc->srcloc : "");
 }
 
+/* Cost-centre names come from the debuggee: control bytes (an escape
+ * sequence, a newline) become '?' so they cannot drive the terminal. */
+static void defang(char *s) {
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            *s = '?';
+}
+
 void heap_prof_cc_text(const heap_prof_info *p, heap_prof_style style, char *buf, size_t cap) {
     if (!cap)
         return;
@@ -132,4 +140,5 @@ void heap_prof_cc_text(const heap_prof_info *p, heap_prof_style style, char *buf
     } else {
         snprintf(buf, cap, "ccs 0x%" PRIx64 " <%s>", p->ccs, p->problem);
     }
+    defang(buf);
 }

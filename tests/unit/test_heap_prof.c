@@ -142,6 +142,21 @@ Test(heap_prof, describe_looks_each_stack_up_once) {
     fake_free(f);
 }
 
+Test(heap_prof, control_bytes_of_a_cost_centre_cannot_reach_the_terminal) {
+    fake_source *f = fake_new(902, 2, WIRE_PROF_ERA);
+    fake_cost_centre(f, CCS_A, CC_A, 4, "a\x1b[31mb", "M\nN", "x\x7fy");
+    heap *h = open_heap(f);
+    heap_prof_info p;
+    heap_prof_describe(h, &(heap_prof_header){true, CCS_A, 1}, &p);
+    char buf[256];
+    heap_prof_cc_text(&p, HEAP_PROF_LINE, buf, sizeof buf);
+    cr_assert_str_eq(buf, "cc M?N.a?[31mb (x?y)");
+    heap_prof_cc_text(&p, HEAP_PROF_PANE, buf, sizeof buf);
+    cr_assert_str_eq(buf, "a?[31mb   M?N   x?y");
+    heap_free(h);
+    fake_free(f);
+}
+
 Test(heap_prof, describe_unreadable_stack_keeps_the_rest) {
     fake_source *f = fake_new(902, 2, WIRE_PROF_ERA);
     heap *h = open_heap(f);
