@@ -357,11 +357,21 @@ class ProfilingHeaders(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr + program.stderr())
         return json.loads(r.stdout)
 
+    def resume(self, program):
+        with socket.socket(socket.AF_UNIX) as s:
+            s.settimeout(10)
+            s.connect(program.socket)
+            s.sendall(bytes([0, 0, 0, 4, 0, 0, 0, 3]))
+            self.assertEqual(s.recv(6), bytes(6))
+
     def check(self, flag, mode):
         program = self.start(flag)
         self.assertEqual(self.json_of(program, "info")["profiling"], mode)
-        # the CAF's value: allocated under its module's CAF cost centre
-        caf = self.json_of(program, "find", "--exact", "CafMarker", "--limit", "0")
+        # the CAF's value: allocated under its module's CAF cost centre. The
+        # program stays paused from here (addresses move when it runs).
+        caf = self.json_of(program, "find", "--exact", "CafMarker", "--limit", "0",
+                           "--leave-paused")
+        self.addCleanup(self.resume, program)
         self.assertEqual(caf["count"], 1)
         prof = caf["matches"][0]["closure"]["profiling"]
         cc = prof["cost_centre"]
