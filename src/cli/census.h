@@ -10,6 +10,7 @@ typedef struct cli_census_view {
     const char *title;       /* "census by constructor,era", "thunks" */
     const char *key_heading; /* the key column's heading */
     bool hint_bucket;        /* text: end with the --bucket that finds a row's retainers */
+    const char *one, *many;  /* what is counted: "thunk", "thunks"; NULL: closures */
 } cli_census_view;
 
 /* Builds the filters (exit 2 on a bad one), opens the session, takes the

@@ -79,9 +79,11 @@ static void row_text(const query_census_row *r, int indent) {
 static void print_text(const query_census *c, const query_census_spec *spec,
                        const cli_census_view *v, const cli_common *common) {
     printf("%s: %" PRIu64 " %s, %" PRIu64 " bytes", v->title, c->total_count,
-           hs_plural(c->total_count, "closure", "closures"), c->total_bytes);
+           hs_plural(c->total_count, v->one ? v->one : "closure", v->many ? v->many : "closures"),
+           c->total_bytes);
     if (c->total_count != c->visited)
-        printf(" (of %" PRIu64 " visited)", c->visited);
+        printf(" (of %" PRIu64 " %s visited)", c->visited,
+               hs_plural(c->visited, "closure", "closures"));
     putchar('\n');
     char d[512];
     for (size_t i = 0; i < query_filters_count(spec->filters); i++) {

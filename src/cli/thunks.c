@@ -11,6 +11,6 @@ int cli_thunks(const char *target, const cli_common *common) {
         return rc;
     query_census_spec spec = {.by = {QUERY_CENSUS_BY_THUNK}, .levels = 1};
     cli_census_view v = {.title = "thunks", .key_heading = "location (or info table)",
-                         .hint_bucket = true};
+                         .hint_bucket = true, .one = "thunk", .many = "thunks"};
     return cli_run_census(target, common, &spec, column, &v);
 }

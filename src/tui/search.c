@@ -77,7 +77,8 @@ static hs_status check(tui_app *app, query_filter_kind kind, const char *text, b
 
 static void set_filters(tui_app *app, const tui_filter_spec *specs, size_t n) {
     tui_explorer *ex = &app->ex;
-    memcpy(ex->filters, specs, n * sizeof *specs);
+    if (n) /* specs may be NULL when clearing (memcpy wants a pointer even for 0) */
+        memcpy(ex->filters, specs, n * sizeof *specs);
     ex->n_filters = n;
     hs_error err;
     rebuild(ex, &err);

@@ -57,7 +57,9 @@ class PlantedCensus(PlantedCase):
 
     def test_thunks_text_names_the_bucket_of_the_largest_row(self):
         out = self.ok("thunks", self.debuggee.socket, "--top", "3").splitlines()
-        self.assertTrue(out[0].startswith("thunks: "), out[0])
+        total = sum(v["count"] for v in self.plan["by_thunk"].values())
+        self.assertRegex(out[0], r"^thunks: %d thunks, \d+ bytes \(of %d closures visited\)$"
+                         % (total, self.plan["reachable"]["count"]))
         largest = max(self.plan["by_thunk"].items(), key=lambda kv: (kv[1]["bytes"], kv[0]))
         self.assertTrue(out[2].endswith("  " + largest[0]), out[2])
         self.assertIn("(%d more rows" % (len(self.plan["by_thunk"]) - 3), out[-2])
