@@ -110,17 +110,20 @@ void heap_prof_state_text(const heap_prof_info *p, heap_prof_style style, char *
     }
 }
 
-void heap_cc_text(const wire_cc *cc, char *buf, size_t cap) {
-    snprintf(buf, cap, "%s   %s   %s", cc->label ? cc->label : "", cc->module ? cc->module : "",
-             cc->srcloc ? cc->srcloc : "");
-}
-
 /* Cost-centre names come from the debuggee: control bytes (an escape
  * sequence, a newline) become '?' so they cannot drive the terminal. */
 static void defang(char *s) {
     for (; *s; s++)
         if ((unsigned char)*s < 0x20 || *s == 0x7f)
             *s = '?';
+}
+
+void heap_cc_text(const wire_cc *cc, char *buf, size_t cap) {
+    if (!cap)
+        return;
+    snprintf(buf, cap, "%s   %s   %s", cc->label ? cc->label : "", cc->module ? cc->module : "",
+             cc->srcloc ? cc->srcloc : "");
+    defang(buf);
 }
 
 void heap_prof_cc_text(const heap_prof_info *p, heap_prof_style style, char *buf, size_t cap) {
