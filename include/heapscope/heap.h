@@ -421,7 +421,7 @@ const char *heap_prof_state_key(const heap_prof_info *p);
  * header; a RAW word in HEAP_PROF_LINE). */
 void heap_prof_state_text(const heap_prof_info *p, heap_prof_style style, char *buf, size_t cap);
 /* The cost centre of the stack: "leaky   Main   app/Main.hs:30:1-40" in a
- * pane, "cc Main.leaky (app/Main.hs:30:1-40)" in a line, the problem when
+ * pane, "cc Main:leaky (app/Main.hs:30:1-40)" in a line, the problem when
  * it could not be read; "" without a stack. */
 void heap_prof_cc_text(const heap_prof_info *p, heap_prof_style style, char *buf, size_t cap);
 /* A cost centre as the TUI's CCS and CC rows show it (§6.1):

@@ -20,7 +20,7 @@ typedef struct cli_search_view {
  * Returns the exit status. */
 int cli_run_search(const char *target, const cli_common *common, const cli_search_view *v);
 
-/* "0x4200105a38  CONSTR_2_0  24 B  era 2  cc Main.leaky (app/Main.hs:30:1-40)
+/* "0x4200105a38  CONSTR_2_0  24 B  era 2  cc Main:leaky (app/Main.hs:30:1-40)
  *  Leak 0x4200105a50 42  app/Main.hs:12:5-20"; the profiling items (h's
  * heap_prof_describe, its cost centres asked once per pause) only when
  * profiled. */

@@ -138,7 +138,7 @@ void heap_prof_cc_text(const heap_prof_info *p, heap_prof_style style, char *buf
         else
             snprintf(buf, cap, "%s", p->problem);
     } else if (p->cc) {
-        snprintf(buf, cap, "cc %s.%s (%s)", p->cc->module ? p->cc->module : "",
+        snprintf(buf, cap, "cc %s:%s (%s)", p->cc->module ? p->cc->module : "",
                  p->cc->label ? p->cc->label : "", p->cc->srcloc ? p->cc->srcloc : "");
     } else {
         snprintf(buf, cap, "ccs 0x%" PRIx64 " <%s>", p->ccs, p->problem);

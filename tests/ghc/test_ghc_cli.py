@@ -412,7 +412,7 @@ class ProfilingHeaders(unittest.TestCase):
         # the text says the same as the JSON
         r = run("find", program.socket, "--exact", "CafMarker")
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn("  cc Main.CAF (<entire-module>)  CafMarker ", r.stdout)
+        self.assertIn("  cc Main:CAF (<entire-module>)  CafMarker ", r.stdout)
         word = {"ldv": "  ldv created %d " % prof.get("ldv", {}).get("created", -1),
                 "retainer": "  retainer set "}[mode]
         self.assertIn(word, r.stdout)

@@ -59,7 +59,7 @@ def want_text(step, mode):
     elif mode == "retainer":
         r = step["retainer"]
         items.append("retainer set %s flag %d" % (r["set"] or "none", r["flag"]))
-    items.append("cc %s.%s (%s)" % (cc["module"], cc["label"], cc["location"]))
+    items.append("cc %s:%s (%s)" % (cc["module"], cc["label"], cc["location"]))
     return "  " + "  ".join(items) + "  "
 
 
@@ -137,6 +137,14 @@ class ProfiledModes(unittest.TestCase):
         self.assertEqual(got_json(leak), want_json(path[-1], shown))
         line = self.text_of(d, "find", "--exact", "Leak", "--limit", "1").splitlines()[0]
         self.assertIn(want_text(path[-1], mode), line)
+
+        # the cost centre as the line names it is the census key: --bucket takes it
+        cc = path[-1]["cost_centre"]
+        key = "%s:%s" % (cc["module"], cc["label"])
+        self.assertIn("  cc %s (" % key, line)
+        out = self.json_of(d, "find", "--exact", "Leak", "--bucket", "cost-centre=" + key,
+                           "--limit", "0")
+        self.assertEqual(out["count"], 300)
 
         # roots: the root of the planted path
         roots = self.json_of(d, "roots")["roots"]

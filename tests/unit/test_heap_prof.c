@@ -131,7 +131,7 @@ Test(heap_prof, describe_looks_each_stack_up_once) {
         heap_prof_cc_text(&p, HEAP_PROF_PANE, buf, sizeof buf);
         cr_assert_str_eq(buf, "leaky   Main   app/Main.hs:30:1-40");
         heap_prof_cc_text(&p, HEAP_PROF_LINE, buf, sizeof buf);
-        cr_assert_str_eq(buf, "cc Main.leaky (app/Main.hs:30:1-40)");
+        cr_assert_str_eq(buf, "cc Main:leaky (app/Main.hs:30:1-40)");
         heap_prof_describe(h, &(heap_prof_header){true, CCS_B, 0}, &p);
         cr_assert_str_eq(p.cc->label, "CAF");
         cr_assert_eq(p.ldv_created, 0);
@@ -150,7 +150,7 @@ Test(heap_prof, control_bytes_of_a_cost_centre_cannot_reach_the_terminal) {
     heap_prof_describe(h, &(heap_prof_header){true, CCS_A, 1}, &p);
     char buf[256];
     heap_prof_cc_text(&p, HEAP_PROF_LINE, buf, sizeof buf);
-    cr_assert_str_eq(buf, "cc M?N.a?[31mb (x?y)");
+    cr_assert_str_eq(buf, "cc M?N:a?[31mb (x?y)");
     heap_prof_cc_text(&p, HEAP_PROF_PANE, buf, sizeof buf);
     cr_assert_str_eq(buf, "a?[31mb   M?N   x?y");
     heap_free(h);
