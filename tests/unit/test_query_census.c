@@ -93,6 +93,9 @@ static void expect_row(const query_census_row *rows, size_t n, const char *key, 
     cr_expect_eq(r->max, max, "%s: max %" PRIu64 ", want %" PRIu64, key, r->max, max);
 }
 
+static uint64_t bucket_matches(world *w, const char *text, bool invert);
+static void rows_match_buckets(world *w, query_census_by by);
+
 Test(query_census, by_type_counts_every_reachable_closure) {
     world w;
     world_make(&w, WIRE_PROF_NONE);
@@ -193,6 +196,23 @@ Test(query_census, cost_centre_of_the_header_ccs) {
     cr_assert(none);
     cr_expect_eq(none->count, 9);
     query_census_free(&c);
+    rows_match_buckets(&w, QUERY_CENSUS_BY_COST_CENTRE);
+    world_free(&w);
+}
+
+Test(query_census, a_thunk_named_by_ipe_without_a_position) {
+    world w;
+    world_make(&w, WIRE_PROF_NONE);
+    qh_ipe(w.q, w.bare_info, "sat_c_info", "");
+    world_open(&w);
+    query_census c = census_of(&w, QUERY_CENSUS_BY_THUNK, -1, NULL);
+    char key[96];
+    snprintf(key, sizeof key, "<info 0x%" PRIx64 "> sat_c_info", w.bare_info);
+    expect_row(c.rows, c.n_rows, key, 1, w.H + 16, w.H + 16);
+    query_census_free(&c);
+    char text[128];
+    snprintf(text, sizeof text, "thunk=%s", key);
+    cr_expect_eq(bucket_matches(&w, text, false), 1);
     world_free(&w);
 }
 
