@@ -155,11 +155,16 @@ static hs_status show_closure(show_state *s, heap *h, const show_item *it, int m
     return HS_OK;
 }
 
-static hs_status show_tree(heap *h, uint64_t root, int max_depth, bool json,
-                           const query_dominators *dom, hs_error *err) {
-    show_state s = {.dom = dom};
-    /* the typed address may be stale or made up: check it before printing */
+static hs_status show_tree(heap *h, uint64_t root, int max_depth, bool json, bool retained,
+                           hs_error *err) {
+    show_state s = {0};
+    query_dominators *dom = NULL;
+    /* the typed address may be stale or made up: check it before printing
+     * (and before the whole heap's dominator tree) */
     hs_status st = heap_decode_named(h, root, &s.c, err);
+    if (st == HS_OK && retained)
+        st = cli_dominators_compute(h, &dom, err);
+    s.dom = dom;
     if (st == HS_OK && !push(&s, (show_item){ITEM_CLOSURE, true, 0, root, ""}))
         st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
     while (st == HS_OK && s.n > 0) {
@@ -185,6 +190,7 @@ static hs_status show_tree(heap *h, uint64_t root, int max_depth, bool json,
     heap_closure_free(&s.c);
     u64map_free(&s.shown);
     free(s.stack);
+    query_dominators_free(dom);
     return st;
 }
 
@@ -213,11 +219,7 @@ int cli_show(const char *target, const char *address, const cli_common *common) 
     cli_session s;
     if (cli_session_open(target, common, &s, &err) != HS_OK)
         return cli_report(&err);
-    query_dominators *dom = NULL;
-    hs_status st = common->retained ? cli_dominators_compute(s.heap, &dom, &err) : HS_OK;
-    if (st == HS_OK)
-        st = show_tree(s.heap, addr, depth, common->json, dom, &err);
-    query_dominators_free(dom);
+    hs_status st = show_tree(s.heap, addr, depth, common->json, common->retained, &err);
     hs_error close_err = {0};
     hs_status cst = cli_session_close(&s, common, &close_err);
     if (st != HS_OK)

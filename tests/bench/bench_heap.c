@@ -22,16 +22,8 @@
 int main(int argc, char **argv) {
     const char *closures = "10000000";
     bool profiled = false;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--closures") && i + 1 < argc)
-            closures = argv[++i];
-        else if (!strcmp(argv[i], "--profiled"))
-            profiled = true;
-        else {
-            fprintf(stderr, "usage: bench_heap [--closures N] [--profiled]\n");
-            return 2;
-        }
-    }
+    if (!bench_args(argc, argv, "bench_heap", &closures, &profiled))
+        return 2;
     hs_error err = {0};
     bench_session bs;
     int rc = 1;

@@ -3,6 +3,7 @@
 #define HEAPSCOPE_BENCH_UTIL_H
 
 #include <stdio.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -25,6 +26,23 @@ static inline double bench_peak_rss_mb(void) {
 static inline int bench_fail(const char *bench, const hs_error *err) {
     fprintf(stderr, "%s: %s\n", bench, err->message);
     return 1;
+}
+
+/* [--closures N] [--profiled]: the options of the benchmarks that only
+ * size the synthetic heap; false after a usage message. */
+static inline bool bench_args(int argc, char **argv, const char *bench, const char **closures,
+                              bool *profiled) {
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--closures") && i + 1 < argc) {
+            *closures = argv[++i];
+        } else if (!strcmp(argv[i], "--profiled")) {
+            *profiled = true;
+        } else {
+            fprintf(stderr, "usage: %s [--closures N] [--profiled]\n", bench);
+            return false;
+        }
+    }
+    return true;
 }
 
 /* A synthetic debuggee, paused, with its heap fetched and indexed. */

@@ -138,12 +138,18 @@ static bool chain_progress(void *ctx, uint64_t done) {
     return !c->cancel_after || ++c->reports < c->cancel_after;
 }
 
+static const uint32_t chain_start = 1;
+static const dom_phase chain_phase = {&chain_start, NULL, 1};
+
+static dom_graph chain_graph(chain *c) {
+    return (dom_graph){.n = c->n, .successors = chain_successors, .size = chain_size, .ctx = c,
+                       .phases = &chain_phase, .n_phases = 1, .progress = chain_progress,
+                       .progress_ctx = c};
+}
+
 Test(dominators, long_chain) {
     chain c = {.n = 2000000};
-    uint32_t start = 1;
-    dom_phase ph = {&start, NULL, 1};
-    dom_graph g = {.n = c.n, .successors = chain_successors, .size = chain_size, .ctx = &c,
-                   .phases = &ph, .n_phases = 1, .progress = chain_progress, .progress_ctx = &c};
+    dom_graph g = chain_graph(&c);
     dom_result r;
     hs_error err = {0};
     cr_assert_eq(dom_compute(&g, &r, &err), HS_OK, "%s", err.message);
@@ -162,10 +168,7 @@ Test(dominators, long_chain) {
 
 Test(dominators, progress_cancels) {
     chain c = {.n = 1000000, .cancel_after = 2};
-    uint32_t start = 1;
-    dom_phase ph = {&start, NULL, 1};
-    dom_graph g = {.n = c.n, .successors = chain_successors, .size = chain_size, .ctx = &c,
-                   .phases = &ph, .n_phases = 1, .progress = chain_progress, .progress_ctx = &c};
+    dom_graph g = chain_graph(&c);
     dom_result r;
     hs_error err = {0};
     cr_assert_eq(dom_compute(&g, &r, &err), HS_ERR_CANCELLED);
