@@ -325,6 +325,29 @@ hs_status tui_filters_ready(tui_app *app, const tui_filter_spec *extra, size_t n
     return st;
 }
 
+static bool analysis_progress(void *ctx, uint64_t visited) {
+    return tui_progress(ctx, visited, "closures visited");
+}
+
+hs_status tui_analysis_run(tui_app *app, const char *name, const char *doing,
+                           tui_analysis_fn fn, void *ctx, char *filters_text, size_t cap) {
+    hs_error err = {0};
+    query_filters *filters;
+    hs_status st = tui_filters_ready(app, NULL, 0, &filters, &err);
+    if (st == HS_OK) {
+        tui_progress_begin(doing);
+        st = fn(ctx, session_heap(app->sess), filters, analysis_progress, (void *)doing, &err);
+        tui_filters_text(filters, filters_text, cap);
+        query_filters_free(filters);
+    }
+    if (st != HS_OK) {
+        if (tui_progress_cancelled())
+            err.status = HS_ERR_CANCELLED;
+        tui_app_error(app, name, &err);
+    }
+    return st;
+}
+
 void tui_search_run(tui_app *app, const tui_filter_spec *extra, size_t n_extra,
                     const char *title) {
     tui_explorer *ex = &app->ex;

@@ -22,6 +22,17 @@ hs_status tui_filters_ready(tui_app *app, const tui_filter_spec *extra, size_t n
                             query_filters **out, hs_error *err);
 /* "Exact constructor name Leak AND ...", or "every closure" for none. */
 void tui_filters_text(const query_filters *f, char *buf, size_t cap);
+
+/* An analysis of the paused heap (a census, the strings) over the closures
+ * that pass filters; progress(progress_ctx, visited) reports and cancels. */
+typedef hs_status (*tui_analysis_fn)(void *ctx, heap *h, query_filters *filters,
+                                     query_progress_fn progress, void *progress_ctx,
+                                     hs_error *err);
+/* Runs fn with the active filters as long work shown as `doing` (Esc
+ * cancels); filters_text gets what the filters say. On failure the footer
+ * says "<name>: why" ("cancelled" after Esc) and the result is not HS_OK. */
+hs_status tui_analysis_run(tui_app *app, const char *name, const char *doing,
+                           tui_analysis_fn fn, void *ctx, char *filters_text, size_t cap);
 /* Applies a submitted filter prompt. */
 void tui_search_submit_filter(tui_app *app);
 void tui_search_submit_limit(tui_app *app);

@@ -245,29 +245,29 @@ static const tui_view_ops census_ops = {
 
 /* ---- opening ------------------------------------------------------------ */
 
-static bool on_progress(void *ctx, uint64_t visited) {
-    (void)ctx;
-    return tui_progress("counting", visited, "closures visited");
+static hs_status count(void *ctx, heap *h, query_filters *filters, query_progress_fn progress,
+                       void *progress_ctx, hs_error *err) {
+    census_view *v = ctx;
+    query_census_spec spec = {.levels = v->levels, .filters = filters, .prepared = true,
+                              .progress = progress, .progress_ctx = progress_ctx};
+    memcpy(spec.by, v->by, v->levels * sizeof *v->by);
+    hs_status st = query_census_compute(h, &spec, &v->census, err);
+    if (st == HS_OK && !build_lines(v))
+        st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
+    return st;
 }
 
 /* Counts into a new view and shows it; what is wrong goes to the footer. */
 static void census_open(tui_app *app, const query_census_by *by, size_t levels,
                         const char *name) {
-    heap *h = session_heap(app->sess);
     hs_error err = {0};
     for (size_t i = 0; i < levels; i++)
-        if (query_census_by_usable(by[i], h, &err) != HS_OK) {
+        if (query_census_by_usable(by[i], session_heap(app->sess), &err) != HS_OK) {
             tui_app_message(app, TUI_ROLE_ERROR, "%s", err.message);
             return;
         }
-    query_filters *filters;
-    if (tui_filters_ready(app, NULL, 0, &filters, &err) != HS_OK) {
-        tui_app_error(app, "cannot count", &err);
-        return;
-    }
     census_view *v = calloc(1, sizeof *v);
     if (!v) {
-        query_filters_free(filters);
         tui_app_message(app, TUI_ROLE_ERROR, "out of memory");
         return;
     }
@@ -276,26 +276,17 @@ static void census_open(tui_app *app, const query_census_by *by, size_t levels,
     v->levels = levels;
     v->column = QUERY_CENSUS_COL_BYTES;
     v->descending = true;
-    query_census_spec spec = {.levels = levels, .filters = filters, .prepared = true,
-                              .progress = on_progress};
-    memcpy(spec.by, by, levels * sizeof *by);
-    tui_progress_begin("counting");
-    hs_status st = query_census_compute(h, &spec, &v->census, &err);
     char what[200];
-    tui_filters_text(filters, what, sizeof what);
-    query_filters_free(filters);
-    if (st == HS_OK && !build_lines(v))
-        st = hs_fail(&err, HS_ERR_NOMEM, "out of memory");
-    if (st != HS_OK) {
+    if (tui_analysis_run(app, "census", "counting", count, v, what, sizeof what) != HS_OK) {
         census_free(&v->base);
-        if (tui_progress_cancelled())
-            err.status = HS_ERR_CANCELLED;
-        tui_app_error(app, "census", &err);
         return;
     }
     char by_text[64];
-    snprintf(by_text, sizeof by_text, "%s%s%s", query_census_by_name(by[0]),
-             levels > 1 ? ", " : "", levels > 1 ? query_census_by_name(by[1]) : "");
+    if (levels == 1 && by[0] == QUERY_CENSUS_BY_THUNK) /* the key says it all */
+        snprintf(by_text, sizeof by_text, "source location");
+    else
+        snprintf(by_text, sizeof by_text, "%s%s%s", query_census_by_name(by[0]),
+                 levels > 1 ? ", " : "", levels > 1 ? query_census_by_name(by[1]) : "");
     int n = snprintf(v->base.title, sizeof v->base.title, "%s by %s of ", name, by_text);
     if (n > 0 && (size_t)n < sizeof v->base.title) /* the filters, as much as fits */
         snprintf(v->base.title + n, sizeof v->base.title - (size_t)n, "%.*s",

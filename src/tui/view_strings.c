@@ -196,37 +196,26 @@ static const tui_view_ops strings_ops = {
 
 /* ---- opening ----------------------------------------------------------------- */
 
-static bool on_progress(void *ctx, uint64_t visited) {
-    (void)ctx;
-    return tui_progress("grouping strings", visited, "closures visited");
+static hs_status group(void *ctx, heap *h, query_filters *filters, query_progress_fn progress,
+                       void *progress_ctx, hs_error *err) {
+    strings_view *v = ctx;
+    query_strings_spec spec = {.filters = filters, .prepared = true, .progress = progress,
+                               .progress_ctx = progress_ctx};
+    return query_strings_run(h, &spec, &v->strings, err);
 }
 
 void tui_cmd_strings(tui_app *app, int arg) {
     (void)arg;
-    hs_error err = {0};
-    query_filters *filters;
-    if (tui_filters_ready(app, NULL, 0, &filters, &err) != HS_OK) {
-        tui_app_error(app, "cannot group strings", &err);
-        return;
-    }
     strings_view *v = calloc(1, sizeof *v);
     if (!v) {
-        query_filters_free(filters);
         tui_app_message(app, TUI_ROLE_ERROR, "out of memory");
         return;
     }
     v->base.ops = &strings_ops;
-    query_strings_spec spec = {.filters = filters, .prepared = true, .progress = on_progress};
-    tui_progress_begin("grouping strings");
-    hs_status st = query_strings_run(session_heap(app->sess), &spec, &v->strings, &err);
     char what[200];
-    tui_filters_text(filters, what, sizeof what);
-    query_filters_free(filters);
-    if (st != HS_OK) {
+    if (tui_analysis_run(app, "strings", "grouping strings", group, v, what, sizeof what) !=
+        HS_OK) {
         strings_free(&v->base);
-        if (tui_progress_cancelled())
-            err.status = HS_ERR_CANCELLED;
-        tui_app_error(app, "strings", &err);
         return;
     }
     const query_strings *s = &v->strings;

@@ -130,7 +130,7 @@ class Census(TuiCase):
         t.keys("C-w")  # no filters: every thunk
         t.wait_gone("Filters:", what="the filters cleared")
         t.keys("t")
-        s = t.wait(lambda s: "Thunks by thunk" in s.lines[0] and rows(s), "the thunks view",
+        s = t.wait(lambda s: "Thunks by source location of every closure" in s.lines[0] and rows(s), "the thunks view",
                    timeout=60)
         want = sum(v["count"] for k, v in self.d.plan["by_type"].items() if k in THUNK_TYPES)
         self.assertEqual(int(TOTAL.search(s.lines[0]).group(2)), want, s.dump())

@@ -158,9 +158,10 @@ class Search(TuiCase):
         bar = [i for i, row in enumerate(s.cells) if any(c.bg == filter_bg for c in row)]
         self.assertTrue(bar and any("Leak" in s.lines[i] for i in bar), "a filter bar:\n" + s.dump())
         t.keys("C-w")
-        t.wait(lambda s: not any(c.bg == filter_bg and "Leak" in s.lines[i]
-                                 for i, row in enumerate(s.cells) for c in row),
-               "Ctrl-W to clear the filter bar")
+        s = t.wait(lambda s: not any(c.bg == filter_bg and "Leak" in s.lines[i]
+                                     for i, row in enumerate(s.cells) for c in row),
+                   "Ctrl-W to clear the filter bar")
+        self.assertIn("filters cleared", s.text, "still running after Ctrl-W:\n" + s.dump())
 
     def test_gc_root_path_beats_a_saved_object_shortcut(self):
         # the leak list is also a saved object, one step above the first Leak
