@@ -461,9 +461,9 @@ typedef struct query_strings_row {
     uint64_t count;      /* copies */
     uint64_t bytes;      /* heap bytes of the copies (see query_strings_run) */
     uint64_t wasted;     /* bytes of all copies but the smallest */
-    uint64_t first;      /* the first copy found (breadth first): its Text, BS/PS,
-                            ARR_WORDS or first (:) cell */
-    uint64_t first_array; /* the ARR_WORDS holding the first copy's bytes, 0 for a String */
+    uint64_t first;      /* a copy: the first Text or BS/PS found (breadth first), else
+                            the first ARR_WORDS, else the first String's first (:) cell */
+    uint64_t first_array; /* the ARR_WORDS holding that copy's bytes; 0 for a String */
 } query_strings_row;
 
 typedef struct query_strings {
@@ -473,7 +473,9 @@ typedef struct query_strings {
     uint64_t external;   /* ByteStrings whose bytes are outside the GHC heap (malloc'd,
                             static): their value cannot be read, they are not counted */
     uint64_t skipped;    /* Text/ByteString slices outside their array, and lists of C#
-                            not fully evaluated, or longer than QUERY_STRINGS_MAX_LIST */
+                            not fully evaluated, longer than QUERY_STRINGS_MAX_LIST, or
+                            beyond a budget of characters (twice the cells) that Strings
+                            sharing long tails would otherwise exceed */
     query_unreadable unreadable; /* closures left out: they could not be read */
     void *storage;       /* the rows' values */
 } query_strings;

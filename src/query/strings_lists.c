@@ -21,6 +21,8 @@
 
 enum { CELL_UNKNOWN, CELL_ON_PATH, CELL_STRING, CELL_NOT_STRING };
 
+#define STRINGS_SPELL_SLACK (UINT64_C(1) << 16)
+
 typedef struct lcell {
     uint64_t tail;
     uint32_t word;  /* dense heap word of the cell: the sort key */
@@ -227,6 +229,10 @@ static bool add_all(heap *h, strings_collect *s, grouping *g, lists *L, query_st
     for (size_t p = 0; p < L->n; p++)
         if (!L->c[p].is_tail)
             first[L->c[p].idx / 64] |= UINT64_C(1) << (L->c[p].idx % 64);
+    /* Strings sharing a tail each spell it out: a peer could make that
+     * quadratic, so the characters spelt out are bounded by twice the
+     * cells (plus room for one long String); beyond, Strings are skipped */
+    uint64_t budget = 2 * (uint64_t)L->n + STRINGS_SPELL_SLACK;
     bool ok = true;
     for (size_t i = 0; ok && i < s->cells.count; i++) { /* breadth first: who claims what */
         if (!(first[i / 64] >> (i % 64) & 1))
@@ -234,10 +240,12 @@ static bool add_all(heap *h, strings_collect *s, grouping *g, lists *L, query_st
         size_t p = L->pos[i];
         if (!(ok = resolve(s, L, p - 1)))
             break;
-        if (L->c[p - 1].state != CELL_STRING)
+        if (L->c[p - 1].state != CELL_STRING || L->c[p - 1].chars > budget) {
             out->skipped++;
-        else
+        } else {
+            budget -= L->c[p - 1].chars;
             ok = add_string(s, g, L, p - 1);
+        }
     }
     free(first);
     return ok;
