@@ -4,7 +4,13 @@
  * as tig's views do; the app draws and dispatches through the current
  * view and never asks which kind it is. The debuggee list and the running
  * debuggee are views; a paused heap's views (the roots tree, searches,
- * a census) live in the explorer's history, which holds any kind. */
+ * a census) live in the explorer's history, which holds any kind.
+ *
+ * Adding a view: a view_NAME.c that fills a tui_view_ops and defines the
+ * command opening it (which pushes the view with tui_explorer_push), that
+ * command's row in commands.c's table (with its prototype beside the
+ * others there), and the file in meson.build. Keys that act on the
+ * selection (move, Enter, sort, find) arrive as requests. */
 #ifndef HEAPSCOPE_TUI_VIEW_H
 #define HEAPSCOPE_TUI_VIEW_H
 

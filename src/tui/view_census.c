@@ -188,24 +188,21 @@ static void sort_next(tui_app *app, census_view *v) {
         at++;
     v->column = order[(at + 1) % n];
     v->descending = v->column != QUERY_CENSUS_COL_KEY;
-    char key[TUI_INPUT_MAX] = "", parent[TUI_INPUT_MAX] = "";
+    /* sorting moves the rows, not their keys' text: the key pointer finds the row again */
+    const char *key = NULL, *parent = NULL; /* (second-level keys may be one text) */
     if (v->sel < v->n_lines) {
-        snprintf(key, sizeof key, "%s", v->lines[v->sel].row->key);
-        if (v->lines[v->sel].parent)
-            snprintf(parent, sizeof parent, "%s", v->lines[v->sel].parent->key);
+        key = v->lines[v->sel].row->key;
+        parent = v->lines[v->sel].parent ? v->lines[v->sel].parent->key : NULL;
     }
     query_census_sort(&v->census, v->column, v->descending);
     if (!build_lines(v)) {
         tui_app_message(app, TUI_ROLE_ERROR, "out of memory");
         return;
     }
-    for (size_t i = 0; i < v->n_lines; i++) {
+    for (size_t i = 0; key && i < v->n_lines; i++) {
         const census_line *l = &v->lines[i];
-        if (strcmp(l->row->key, key) == 0 &&
-            (l->parent ? strcmp(l->parent->key, parent) == 0 : !parent[0])) {
+        if (l->row->key == key && (l->parent ? l->parent->key : NULL) == parent)
             v->sel = i;
-            break;
-        }
     }
     tui_app_message(app, TUI_ROLE_INFO, "sorted by %s",
                     query_census_column_name(v->column));

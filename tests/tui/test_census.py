@@ -66,9 +66,14 @@ class Census(TuiCase):
         self.assertEqual([r[3] for r in shown], sorted((r[3] for r in shown), reverse=True),
                          "largest first:\n" + s.dump())
 
-        # s: by count, the next column
+        # s: by count, the next column; the selected row stays selected
+        t.keys("/")
+        t.type(self.leak_key)
+        t.keys("Enter")
+        t.wait(lambda s: s.selected_text() and self.leak_key in s.selected_text(), "Leak selected")
         t.keys("s")
         s = t.wait(lambda s: re.search(r"[▼v]count", s.text) and rows(s), "sorted by count")
+        self.assertIn(self.leak_key, s.selected_text() or "", s.dump())
         counts = [r[2] for r in rows(s)]
         self.assertEqual(counts, sorted(counts, reverse=True), s.dump())
         self.assertEqual(counts[0], max(v["count"] for v in self.by_key.values()))
