@@ -343,3 +343,25 @@ Test(query_strings, static_cells_are_found_but_cost_no_heap_bytes) {
     query_strings_free(&s);
     qh_free(q);
 }
+
+Test(query_strings, strings_sharing_a_long_tail_are_spelt_out_within_a_budget) {
+    qh *q = qh_new(WIRE_PROF_NONE);
+    uint64_t nil = qh_static_con(q, NIL), y = chr(q, 'y'), x = chr(q, 'x');
+    uint64_t tail = nil;
+    for (int i = 0; i < 1000; i++) /* "yyy...y", one C# box for all */
+        tail = cons(q, y, tail);
+    uint64_t spine = nil; /* [String]: its cells hold Strings, not characters */
+    for (int i = 0; i < 100; i++)
+        spine = cons(q, cons(q, x, tail), spine);
+    qh_root(q, spine);
+    query_strings s;
+    run(q, NULL, &s);
+    /* 1100 cells: 2 x 1100 + 65536 characters, so 67 of the 100 Strings of
+     * 1001 characters are spelt out, the others skipped */
+    cr_assert_eq(s.n_rows, 1);
+    cr_expect_eq(s.rows[0].value_len, 1001);
+    cr_expect_eq(s.rows[0].count, (2 * 1100 + 65536) / 1001);
+    cr_expect_eq(s.skipped, 100 - (2 * 1100 + 65536) / 1001);
+    query_strings_free(&s);
+    qh_free(q);
+}
