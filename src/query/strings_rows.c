@@ -129,11 +129,11 @@ uint64_t strings_index_get(const addr_index *ix, uint64_t addr) {
     return 0;
 }
 
-#define INDEX(list)                                                   \
-    do {                                                              \
-        if (!strings_index_init(&(list).index, (list).count))         \
-            return false;                                             \
-        for (size_t i_ = 0; i_ < (list).count; i_++)                  \
+#define INDEX(list)                                                          \
+    do {                                                                     \
+        if (!strings_index_init(&(list).index, (list).count))                \
+            return false;                                                    \
+        for (size_t i_ = 0; i_ < (list).count; i_++)                         \
             strings_index_put(&(list).index, (list).items[i_].addr, i_ + 1); \
     } while (0)
 
@@ -189,7 +189,7 @@ static bool add_holders(heap *h, strings_collect *s, grouping *g, query_strings 
             v = u;
         }
         if (!strings_add_copy(g, v, len, bytes, o->addr, a->addr,
-                      text ? QUERY_STRING_TEXT : QUERY_STRING_BYTESTRING))
+                              text ? QUERY_STRING_TEXT : QUERY_STRING_BYTESTRING))
             return false;
     }
     for (size_t i = 0; i < s->arrays.count; i++) {
