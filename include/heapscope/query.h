@@ -274,7 +274,8 @@ typedef struct query_dominated {
 /* Traverses the heap twice (to number the reachable closures, then depth
  * first) and computes the tree; progress reports closures done (several
  * passes count up again) and cancels. Extra memory: about 13 bytes per
- * closure kept, at most about 24 while computing (query_dominators_stats). */
+ * closure kept, at most about 24 while computing (query_dominators_stats).
+ * The result describes this pause of h: free it before h changes. */
 hs_status query_dominators_run(heap *h, query_progress_fn progress, void *progress_ctx,
                                query_dominators **out, hs_error *err);
 void query_dominators_free(query_dominators *d);

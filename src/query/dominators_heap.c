@@ -7,8 +7,9 @@
  * A closure's number is 1 + the count of starts below it (a 32-bit count
  * per 64 words makes that a popcount), its size the distance to the next
  * end; every 64th start's word is sampled so a number finds its address
- * in a few steps. Closures outside the blocks (static ones) are numbered
- * after, with their address and size in a list. All this costs about 3
+ * in a few steps. Closures outside the blocks (static ones), and the few
+ * whose size is not whole words (a TSO's), are numbered after, with their
+ * address and exact size in a list. All this costs about 3
  * bits per heap word: about a byte per closure, counted in the budget. */
 #include <stdlib.h>
 #include <string.h>
