@@ -443,6 +443,35 @@ bool query_census_is_thunk(uint32_t type);
 hs_status query_census_key(heap *h, query_census_by by, const heap_closure *c, char *buf,
                            size_t cap, bool *counted, hs_error *err);
 
+/* ---- census diff ----------------------------------------------------- */
+
+/* One bucket as two censuses (A, then B) count it; a key one of them lacks
+ * has count and bytes 0 there. */
+typedef struct query_census_diff_row {
+    char *key;
+    uint64_t count_a, bytes_a;
+    uint64_t count_b, bytes_b;
+    int64_t count_delta, bytes_delta;        /* B - A */
+    struct query_census_diff_row *children;  /* two levels: the second level's changed
+                                                rows under this key, else NULL */
+    size_t n_children;
+} query_census_diff_row;
+
+typedef struct query_census_diff {
+    query_census_diff_row *rows; /* the buckets that changed: grown first (bytes delta
+                                    descending, then count delta), then shrunk (most
+                                    bytes lost first); ties by key */
+    size_t n_rows;
+    size_t unchanged;            /* first-level buckets in both with equal count and bytes */
+} query_census_diff;
+
+/* The buckets whose count or bytes differ between a and b (two censuses
+ * taken with the same spec; keys matched exactly, at each level). The
+ * result owns its keys: a and b may be freed after. */
+hs_status query_census_diff_compute(const query_census *a, const query_census *b,
+                                    query_census_diff *out, hs_error *err);
+void query_census_diff_free(query_census_diff *d);
+
 /* ---- strings and byte arrays ------------------------------------------ */
 
 /* What holds a value (bits: a row may group several). */

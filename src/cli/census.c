@@ -10,8 +10,7 @@
 static const char by_choices[] =
     "type, constructor, era, source, closure-name, cost-centre or thunk";
 
-/* "A" or "A,B" into spec; 0, or 2 after a usage message. */
-static int parse_by(const char *text, query_census_spec *spec) {
+int cli_census_parse_by(const char *text, query_census_spec *spec) {
     char copy[64];
     if (strlen(text) >= sizeof copy) {
         fprintf(stderr, "heapscope: --by wants KIND or KIND,KIND, not '%.40s...'\n", text);
@@ -56,7 +55,7 @@ int cli_census(const char *target, const cli_common *common) {
     const char *by = common->by ? common->by : "type";
     query_census_spec spec = {0};
     query_census_column column;
-    int rc = parse_by(by, &spec);
+    int rc = cli_census_parse_by(by, &spec);
     if (rc == 0)
         rc = cli_census_column(common, &column);
     if (rc != 0)

@@ -19,6 +19,10 @@ typedef struct cli_census_view {
 int cli_run_census(const char *target, const cli_common *common, query_census_spec *spec,
                    query_census_column column, const cli_census_view *v);
 
+/* --by's "A" or "A,B" into spec (levels and kinds); 0, or 2 after a
+ * usage message. */
+int cli_census_parse_by(const char *text, query_census_spec *spec);
+
 /* The --sort column (default bytes); 0, or 2 after a usage message. */
 int cli_census_column(const cli_common *common, query_census_column *out);
 

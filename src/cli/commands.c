@@ -65,6 +65,11 @@ static int run_dump(char **args, int n_args, const cli_common *common) {
     return cli_dump(args[0], args[1], common);
 }
 
+static int run_diff(char **args, int n_args, const cli_common *common) {
+    (void)n_args;
+    return cli_diff(args[0], args[1], common);
+}
+
 /* ---- the man page's COMMANDS entries (roff) ---- */
 
 static const char man_snapshot[] =
@@ -355,7 +360,13 @@ static const char man_cache[] =
     "have cached answers, and the recorded pauses, newest first: the time of\n"
     "the pause, the program, its pid, the closures reachable from the GC roots,\n"
     "the heap's size and the snapshot file, which every command opens as a\n"
-    "TARGET. With\n"
+    "TARGET;\n"
+    ".B diff\n"
+    "also names the pause on row\n"
+    ".I N\n"
+    "(1 for the newest)\n"
+    ".BI cache: N .\n"
+    "With\n"
     ".BR \\-\\-json ,\n"
     "one object with the keys\n"
     ".BR dir ,\n"
@@ -471,6 +482,92 @@ static const char man_dump[] =
     "and\n"
     ".BR bytes .\n";
 
+static const char man_diff[] =
+    "Take the census of pause\n"
+    ".I A\n"
+    "and of pause\n"
+    ".I B\n"
+    "(as\n"
+    ".B census\n"
+    "does, by\n"
+    ".B \\-\\-by\n"
+    "with\n"
+    ".B constructor\n"
+    "as the default, filters applying to both) and print the buckets whose\n"
+    "count or bytes changed: bytes and count in A and in B and the change,\n"
+    "the buckets that grew first (most bytes gained first), then those that\n"
+    "shrank (most bytes lost first); a bucket only one side has counts 0 on\n"
+    "the other. With two levels\n"
+    ".RI ( \\-\\-by \" K1,K2\" ),\n"
+    "each row is followed by its changed second-level rows, indented.\n"
+    ".BI \\-\\-top \" N\"\n"
+    "shows the first N rows of each level. The last lines give the closures\n"
+    "of the eras B has and A does not, per era, when both pauses have era\n"
+    "profiling\n"
+    ".RB ( \"+RTS \\-he\" ),\n"
+    "or why they were not compared.\n"
+    ".I A\n"
+    "and\n"
+    ".I B\n"
+    "are each a snapshot file, a live debuggee (paused for its census and\n"
+    "resumed before the other side is read, so one heap is in memory at a\n"
+    "time) or\n"
+    ".BI cache: N\n"
+    "for the pause on the\n"
+    ".IR N th\n"
+    "row of\n"
+    ".B cache list\n"
+    "(1 is the newest recorded pause), so\n"
+    ".B heapscope diff cache:2 cache:1\n"
+    "compares the two latest. Both are checked before either is paused; each\n"
+    "that cannot be read is reported on a line of its own. With\n"
+    ".BR \\-\\-json :\n"
+    ".BR by ,\n"
+    ".BR filters ,\n"
+    ".B a\n"
+    "and\n"
+    ".B b\n"
+    "(each with\n"
+    ".BR given ,\n"
+    ".B target\n"
+    "(what was opened),\n"
+    ".BR total_count ,\n"
+    ".BR total_bytes ,\n"
+    ".B visited\n"
+    "and\n"
+    ".BR unreadable ),\n"
+    ".BR count_delta ,\n"
+    ".BR bytes_delta ,\n"
+    ".BR changed ,\n"
+    ".BR unchanged ,\n"
+    ".B rows\n"
+    "of\n"
+    ".BR key ,\n"
+    ".BR bucket ,\n"
+    ".BR count_a ,\n"
+    ".BR bytes_a ,\n"
+    ".BR count_b ,\n"
+    ".BR bytes_b ,\n"
+    ".BR count_delta ,\n"
+    ".B bytes_delta\n"
+    "and, with two levels,\n"
+    ".B children\n"
+    "and\n"
+    ".BR more_children ,\n"
+    ".B more_rows\n"
+    "and\n"
+    ".BR eras :\n"
+    ".B compared\n"
+    "and either\n"
+    ".B new\n"
+    "(a list of\n"
+    ".BR era ,\n"
+    ".B count\n"
+    "and\n"
+    ".BR bytes )\n"
+    "or\n"
+    ".BR reason .\n";
+
 static const char man_dominators[] =
     "The closures that retain most: for each, the bytes that would become\n"
     "unreachable without it (its retained size: its own and those of every\n"
@@ -537,4 +634,6 @@ const cli_command cli_command_table[CLI_N_COMMANDS] = {
                      man_strings},
     [CLI_DUMP] = {"dump", "TARGET ADDR", 2, 2, true, run_dump,
                   "write the bytes of one byte array (ARR_WORDS) to a file", man_dump},
+    [CLI_DIFF] = {"diff", "A B [FILTERS]", 2, 2, false, run_diff,
+                  "the census buckets that grew or shrank from pause A to pause B", man_diff},
 };

@@ -111,7 +111,7 @@ int cli_set_filter(cli_parsed *p, const cli_option *o, const char *value, bool i
 #define SESSION (TARGETED & ~CLI_ON(INFO))         /* the commands that pause */
 #define SEARCH (CLI_ON(RETAINERS) | CLI_ON(FIND))
 #define CENSUSES (CLI_ON(CENSUS) | CLI_ON(THUNKS))
-#define FILTERED (SEARCH | CLI_ON(STRINGS) | CENSUSES) /* the commands that take filters */
+#define FILTERED (SEARCH | CLI_ON(STRINGS) | CENSUSES | CLI_ON(DIFF)) /* take filters */
 #define FILTER(name, arg, kind, help, man)                                                      \
     {name, 0, arg, false, FILTERED, cli_set_filter, 0, 0, 0, kind, help, man}
 
@@ -184,9 +184,9 @@ const cli_option cli_option_table[] = {
     {"depth", 0, "N", false, CLI_ON(SHOW), set_int, FIELD(depth), 0, 64, 0,
      "levels of children (default 2, at most 64)",
      "levels of children to show (default 2, at most 64).\n"},
-    {"by", 0, "A[,B]", false, CLI_ON(CENSUS), set_text, FIELD(by), 0, 0, 0,
-     "type (default), constructor, era, source, closure-name, cost-centre or thunk; "
-     "A,B: two levels",
+    {"by", 0, "A[,B]", false, CLI_ON(CENSUS) | CLI_ON(DIFF), set_text, FIELD(by), 0, 0, 0,
+     "type (default; diff: constructor), constructor, era, source, closure-name, "
+     "cost-centre or thunk; A,B: two levels",
      "the buckets, one kind or two\n"
      ".RI ( A , B :\n"
      "rows of\n"
@@ -194,7 +194,10 @@ const cli_option cli_option_table[] = {
      "under each row of\n"
      ".IR A ):\n"
      ".B type\n"
-     "(the default),\n"
+     "(the default, but\n"
+     ".B constructor\n"
+     "for\n"
+     ".BR diff ),\n"
      ".BR constructor ,\n"
      ".BR era ,\n"
      ".BR source ,\n"
@@ -245,10 +248,13 @@ const cli_option cli_option_table[] = {
      "(largest first) or\n"
      ".B key\n"
      "(alphabetical).\n"},
-    {"top", 0, "N", false, CENSUSES | CLI_ON(STRINGS) | CLI_ON(DOMINATORS), set_long, FIELD(top),
-     0, 1000000000, 0, "show the first N rows (census: of each level; default all; dominators: 20)",
+    {"top", 0, "N", false, CENSUSES | CLI_ON(STRINGS) | CLI_ON(DOMINATORS) | CLI_ON(DIFF), set_long,
+     FIELD(top), 0, 1000000000, 0,
+     "show the first N rows (census, diff: of each level; default all; dominators: 20)",
      "the number of rows shown (0, the default, shows all); for\n"
-     ".BR census ,\n"
+     ".B census\n"
+     "and\n"
+     ".BR diff ,\n"
      "of each level;\n"
      ".B dominators\n"
      "shows 20 unless told.\n"},

@@ -28,6 +28,7 @@ typedef enum cli_command_id {
     CLI_DOMINATORS,
     CLI_STRINGS,
     CLI_DUMP,
+    CLI_DIFF,
     CLI_N_COMMANDS
 } cli_command_id;
 

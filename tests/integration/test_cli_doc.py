@@ -66,7 +66,7 @@ class CliDoc(unittest.TestCase):
     def test_tables_are_not_empty(self):
         self.assertEqual(set(self.commands),
                          {"info", "roots", "show", "census", "thunks", "retainers", "find", "cache",
-                          "snapshot", "strings", "dump", "dominators"})
+                          "snapshot", "strings", "dump", "dominators", "diff"})
         names = [o["name"] for o in self.options]
         for wanted in ("--json", "--timeout", "--depth", "--limit", "--constructor",
                        "--not-era", "--theme", "--keys", "--help", "--version"):
@@ -117,7 +117,8 @@ class CliDoc(unittest.TestCase):
                         continue  # it would start the demo; test_cli.py runs it
                     args = [o["name"], *value]
                 else:
-                    operands = [MISSING_SOCKET] + (["0x10"] if command in ("show", "dump") else [])
+                    operands = [MISSING_SOCKET] + (["0x10"] if command in ("show", "dump") else
+                                                   [MISSING_SOCKET] if command == "diff" else [])
                     args = [command, *operands, o["name"], *value]
                 r = run(*args)
                 refused = "does not apply" in r.stderr or "takes no target" in r.stderr
