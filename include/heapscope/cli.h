@@ -169,6 +169,7 @@ int cli_strings(const char *target, const cli_common *common);
 int cli_dump(const char *target, const char *addr, const cli_common *common);
 /* heapscope diff A B: the census buckets that changed from pause A to B */
 int cli_diff(const char *a, const char *b, const cli_common *common);
+int cli_leaks(const char *target, const cli_common *common);
 /* heapscope cache list|clear */
 int cli_cache(const char *what, const cli_common *common);
 /* Writes one pause of target into a new snapshot file at common->output

@@ -311,6 +311,50 @@ hs_status query_dominators_children(const query_dominators *d, uint64_t addr, si
                                     query_dominator_row *out, hs_error *err);
 void query_dominator_rows_free(query_dominator_row *rows, size_t n_rows);
 
+/* ---- era-boundary report (issue 12 §2) ---------------------------------- */
+
+/* Every edge of the reachable heap (as the dominator tree sees it: WEAK
+ * closures retain nothing) from a closure of a newer era to one of an
+ * older era; era 0 is no era (static closures carry it), so edges from or
+ * to it are not counted. Edges are grouped by the retaining closure's key
+ * (its source location, else its info table: the census "thunk" key, for
+ * any closure) and the retained closure's census "constructor" key.
+ *
+ * Bytes retained only through a group: the sum of the retained sizes of
+ * the older closures c whose immediate dominator is a newer closure p with
+ * an edge p -> c of the group (every path from the roots to c passes
+ * through p, so removing the group's edges frees c and all c dominates).
+ * Each closure has one immediate dominator, so it counts in one group at
+ * most; a group's closures are disjoint unless an older closure reaches,
+ * through a newer one of the same group, another older one. */
+typedef struct query_leak_group {
+    char *retainer;        /* the retaining closures' key */
+    char *retained;        /* the retained closures' constructor key */
+    bool has_position;     /* retainer is a source location (else "<info 0x...>") */
+    uint64_t info_ptr;     /* the example retainer's info table */
+    uint64_t edges;        /* newer -> older edges of the group */
+    uint64_t older;        /* older closures retained only through them */
+    uint64_t bytes;        /* their retained sizes */
+    uint64_t from, to;     /* an example edge (the first met, breadth first) */
+    uint64_t from_era, to_era;
+} query_leak_group;
+
+typedef struct query_leaks {
+    query_leak_group *groups; /* most bytes first (then edges, then keys) */
+    size_t n_groups;
+    uint64_t edges;           /* all newer -> older edges */
+    uint64_t closures;        /* reachable closures looked at */
+    uint64_t bytes;           /* sum of the groups' bytes */
+} query_leaks;
+
+/* HS_OK when h is era-profiled (+RTS -he), else a usage error saying so. */
+hs_status query_leaks_usable(heap *h, hs_error *err);
+/* The report over the tree d of h's pause (query_dominators_run); two
+ * traversals, progress as there. Extra memory: about 12 bytes per closure. */
+hs_status query_leaks_run(heap *h, const query_dominators *d, query_progress_fn progress,
+                          void *progress_ctx, query_leaks *out, hs_error *err);
+void query_leaks_free(query_leaks *l);
+
 /* ---- merged root paths (issue 12 §3) ---------------------------------- */
 
 /* The prefix tree of the paths of a retainer search's matches: every

@@ -70,6 +70,11 @@ static int run_diff(char **args, int n_args, const cli_common *common) {
     return cli_diff(args[0], args[1], common);
 }
 
+static int run_leaks(char **args, int n_args, const cli_common *common) {
+    (void)n_args;
+    return cli_leaks(args[0], common);
+}
+
 /* ---- the man page's COMMANDS entries (roff) ---- */
 
 static const char man_snapshot[] =
@@ -604,6 +609,63 @@ static const char man_dominators[] =
     "(the same keys, for the closures it immediately dominates) and\n"
     ".BR more_dominated .\n";
 
+static const char man_leaks[] =
+    "The era-boundary report: every edge of the reachable heap where a\n"
+    "closure of a newer era retains one of an older era (era profiling,\n"
+    ".BR \"+RTS \\-he\" ,\n"
+    "is required; another debuggee is a usage error; era 0, which static\n"
+    "closures carry, is no era). The edges are grouped by the retaining\n"
+    "closure's source location (its info table,\n"
+    ".BR \"<info 0x...>\" ,\n"
+    "when it has none: the key of\n"
+    ".B census \\-\\-by thunk\n"
+    "for any closure) and the retained closure's constructor (the key of\n"
+    ".BR \"census \\-\\-by constructor\" ).\n"
+    "A group's bytes are those retained only through it: the sum of the\n"
+    "retained sizes (see\n"
+    ".BR dominators )\n"
+    "of the older closures whose immediate dominator is a newer closure\n"
+    "pointing at them by an edge of the group \\(em every path from the roots\n"
+    "to such a closure passes through that edge, so removing the group's\n"
+    "edges frees it and all it dominates; its count is\n"
+    ".BR older .\n"
+    "A closure has one immediate dominator, so it counts in one group at\n"
+    "most. Groups are ranked by those bytes, then by edge count. Each shows\n"
+    "bytes, older closures, edges, the keys, an example edge (addresses and\n"
+    "eras) and the\n"
+    ".B retainers\n"
+    "command, with\n"
+    ".B \\-\\-bucket source=LOCATION\n"
+    "(or\n"
+    ".BR \"\\-\\-info 0xP\" )\n"
+    "and\n"
+    ".BR \\-\\-merged ,\n"
+    "that shows why the group's retainers are alive.\n"
+    ".BI \\-\\-top \" N\"\n"
+    "shows N groups (default 20); progress on a terminal. With\n"
+    ".BR \\-\\-json :\n"
+    ".BR edges ,\n"
+    ".BR bytes ,\n"
+    ".BR closures ,\n"
+    ".BR groups ,\n"
+    ".B unreadable\n"
+    "and\n"
+    ".BR top ,\n"
+    "each with\n"
+    ".BR retainer ,\n"
+    ".BR retained ,\n"
+    ".BR bytes ,\n"
+    ".BR older ,\n"
+    ".BR edges ,\n"
+    ".B example\n"
+    ".RB ( from ,\n"
+    ".BR from_era ,\n"
+    ".BR to ,\n"
+    ".BR to_era ),\n"
+    ".B filter\n"
+    "(the option and its value) and\n"
+    ".BR command .\n";
+
 const cli_command cli_command_table[CLI_N_COMMANDS] = {
     [CLI_EXPLORER] = {NULL, "[TARGET]", 0, 1, true, NULL,
                       "the explorer, in the terminal", NULL},
@@ -636,4 +698,7 @@ const cli_command cli_command_table[CLI_N_COMMANDS] = {
                   "write the bytes of one byte array (ARR_WORDS) to a file", man_dump},
     [CLI_DIFF] = {"diff", "A B [FILTERS]", 2, 2, false, run_diff,
                   "the census buckets that grew or shrank from pause A to pause B", man_diff},
+    [CLI_LEAKS] = {"leaks", "TARGET", 1, 1, true, run_leaks,
+                   "where newer eras retain older ones, most bytes first (era profiling)",
+                   man_leaks},
 };

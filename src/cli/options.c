@@ -248,16 +248,19 @@ const cli_option cli_option_table[] = {
      "(largest first) or\n"
      ".B key\n"
      "(alphabetical).\n"},
-    {"top", 0, "N", false, CENSUSES | CLI_ON(STRINGS) | CLI_ON(DOMINATORS) | CLI_ON(DIFF), set_long,
+    {"top", 0, "N", false,
+     CENSUSES | CLI_ON(STRINGS) | CLI_ON(DOMINATORS) | CLI_ON(DIFF) | CLI_ON(LEAKS), set_long,
      FIELD(top), 0, 1000000000, 0,
-     "show the first N rows (census, diff: of each level; default all; dominators: 20)",
+     "show the first N rows (census, diff: of each level; default all; dominators, leaks: 20)",
      "the number of rows shown (0, the default, shows all); for\n"
      ".B census\n"
      "and\n"
      ".BR diff ,\n"
      "of each level;\n"
      ".B dominators\n"
-     "shows 20 unless told.\n"},
+     "and\n"
+     ".B leaks\n"
+     "show 20 unless told.\n"},
     {"output", 'o', "FILE", false, CLI_ON(SNAPSHOT) | CLI_ON(DUMP), set_text, FIELD(output), 0,
      0, 0, "the snapshot file to write (dump: the file for the bytes)",
      "the snapshot file to write (see\n"

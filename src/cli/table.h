@@ -29,6 +29,7 @@ typedef enum cli_command_id {
     CLI_STRINGS,
     CLI_DUMP,
     CLI_DIFF,
+    CLI_LEAKS,
     CLI_N_COMMANDS
 } cli_command_id;
 

@@ -66,7 +66,7 @@ class CliDoc(unittest.TestCase):
     def test_tables_are_not_empty(self):
         self.assertEqual(set(self.commands),
                          {"info", "roots", "show", "census", "thunks", "retainers", "find", "cache",
-                          "snapshot", "strings", "dump", "dominators", "diff"})
+                          "snapshot", "strings", "dump", "dominators", "diff", "leaks"})
         names = [o["name"] for o in self.options]
         for wanted in ("--json", "--timeout", "--depth", "--limit", "--constructor",
                        "--not-era", "--theme", "--keys", "--help", "--version"):

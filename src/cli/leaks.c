@@ -1,0 +1,175 @@
+/* heapscope leaks TARGET: the era-boundary report (query_leaks_run): where
+ * closures of a newer era retain older ones, grouped by retainer and
+ * retained constructor, most bytes retained only through them first; each
+ * group with the retainer search that leads to its merged root paths. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dominators_cli.h"
+#include "heapscope/cli.h"
+#include "heapscope/query.h"
+#include "output.h"
+
+#define LEAKS_TOP 20 /* groups when --top is not given */
+
+static bool show_progress(void *ctx, uint64_t done) {
+    if (*(const bool *)ctx)
+        fprintf(stderr, "\rheapscope: leaks: %" PRIu64 " closures", done);
+    return cli_keep_going();
+}
+
+static char clean(char c) {
+    return (unsigned char)c < 0x20 || c == 0x7f ? '?' : c;
+}
+
+/* Text from the debuggee on a line: control bytes as '?' (they cannot
+ * drive the terminal). */
+static void put_clean(const char *s) {
+    for (; *s; s++)
+        putchar(clean(*s));
+}
+
+/* A command line built in a fixed buffer (cut when too long). */
+typedef struct line {
+    char text[2600];
+    size_t len;
+} line;
+
+static void add_text(line *l, const char *s) {
+    for (; *s && l->len + 1 < sizeof l->text; s++)
+        l->text[l->len++] = *s;
+    l->text[l->len] = '\0';
+}
+
+/* s as one shell word: in single quotes, a quote inside as '\'', control
+ * bytes as '?'. */
+static void add_word(line *l, const char *s) {
+    add_text(l, "'");
+    for (; *s; s++) {
+        char c[2] = {clean(*s), '\0'};
+        add_text(l, *s == '\'' ? "'\\''" : c);
+    }
+    add_text(l, "'");
+}
+
+/* The filter that finds a group's retainers: their source location as a
+ * census bucket, else their info table (the key then names one). */
+static const char *filter_of(const query_leak_group *g, char *value, size_t cap) {
+    if (g->has_position) {
+        snprintf(value, cap, "source=%s", g->retainer);
+        return "--bucket";
+    }
+    snprintf(value, cap, "0x%" PRIx64, g->info_ptr);
+    return "--info";
+}
+
+/* The retainer search of a group's retainers, with merged paths. */
+static void group_command(const char *target, const query_leak_group *g, line *l) {
+    char value[1100];
+    const char *option = filter_of(g, value, sizeof value);
+    l->len = 0;
+    add_text(l, "heapscope retainers ");
+    add_word(l, target);
+    add_text(l, " ");
+    add_text(l, option);
+    add_text(l, " ");
+    add_word(l, value);
+    add_text(l, " --merged");
+}
+
+static void print_text(const char *target, const query_leaks *l, size_t top) {
+    printf("leaks: %" PRIu64 " edges from a newer era to an older one in %zu groups; "
+           "%" PRIu64 " bytes retained only through them (%" PRIu64 " reachable closures)\n",
+           l->edges, l->n_groups, l->bytes, l->closures);
+    if (l->n_groups)
+        printf("%14s %10s %10s  retainer -> retained constructor\n", "bytes", "older", "edges");
+    for (size_t i = 0; i < l->n_groups && i < top; i++) {
+        const query_leak_group *g = &l->groups[i];
+        printf("%14" PRIu64 " %10" PRIu64 " %10" PRIu64 "  ", g->bytes, g->older, g->edges);
+        put_clean(g->retainer);
+        fputs(" -> ", stdout);
+        put_clean(g->retained);
+        printf("\n%38sexample 0x%" PRIx64 " (era %" PRIu64 ") -> 0x%" PRIx64 " (era %" PRIu64
+               ")\n%38s",
+               "", g->from, g->from_era, g->to, g->to_era, "");
+        line cmd;
+        group_command(target, g, &cmd);
+        puts(cmd.text);
+    }
+    if (l->n_groups > top)
+        printf("… %zu more groups (--top)\n", l->n_groups - top);
+}
+
+static void print_json(const char *target, const query_leaks *l, size_t top,
+                       const query_unreadable *unreadable) {
+    printf("{\"edges\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"closures\": %" PRIu64
+           ", \"groups\": %zu, \"top\": [",
+           l->edges, l->bytes, l->closures, l->n_groups);
+    for (size_t i = 0; i < l->n_groups && i < top; i++) {
+        const query_leak_group *g = &l->groups[i];
+        fputs(i ? ",\n  {\"retainer\": " : "\n  {\"retainer\": ", stdout);
+        cli_json_string(stdout, g->retainer);
+        fputs(", \"retained\": ", stdout);
+        cli_json_string(stdout, g->retained);
+        printf(", \"bytes\": %" PRIu64 ", \"older\": %" PRIu64 ", \"edges\": %" PRIu64
+               ", \"example\": {\"from\": \"0x%" PRIx64 "\", \"from_era\": %" PRIu64
+               ", \"to\": \"0x%" PRIx64 "\", \"to_era\": %" PRIu64 "}, \"filter\": [",
+               g->bytes, g->older, g->edges, g->from, g->from_era, g->to, g->to_era);
+        char value[1100];
+        cli_json_string(stdout, filter_of(g, value, sizeof value));
+        fputs(", ", stdout);
+        cli_json_string(stdout, value);
+        fputs("], \"command\": ", stdout);
+        line cmd;
+        group_command(target, g, &cmd);
+        cli_json_string(stdout, cmd.text);
+        putchar('}');
+    }
+    printf("%s], \"unreadable\": ", l->n_groups && top ? "\n" : "");
+    cli_json_unreadable(stdout, unreadable);
+    puts("}");
+}
+
+static hs_status run_leaks(heap *h, const query_dominators *d, query_leaks *l, hs_error *err) {
+    bool tty = isatty(STDERR_FILENO);
+    hs_status st = query_leaks_run(h, d, show_progress, &tty, l, err);
+    if (tty)
+        fputs("\r\033[K", stderr);
+    return st;
+}
+
+int cli_leaks(const char *target, const cli_common *common) {
+    size_t top = common->top > 0 ? (size_t)common->top : LEAKS_TOP;
+    hs_error err = {0};
+    cli_session s;
+    if (cli_session_open(target, common, &s, &err) != HS_OK)
+        return cli_report(&err);
+    query_dominators *d = NULL;
+    query_leaks l = {0};
+    /* refused before the whole heap's dominator tree is computed */
+    hs_status st = query_leaks_usable(s.heap, &err);
+    if (st == HS_OK)
+        st = cli_dominators_compute(s.heap, &d, &err);
+    if (st == HS_OK)
+        st = run_leaks(s.heap, d, &l, &err);
+    if (st == HS_OK) {
+        query_dominators_info info;
+        query_dominators_stats(d, &info);
+        if (common->json)
+            print_json(target, &l, top, &info.unreadable);
+        else
+            print_text(target, &l, top);
+        fflush(stdout);
+        if (!common->json)
+            cli_note_unreadable(&info.unreadable);
+    }
+    query_leaks_free(&l);
+    query_dominators_free(d);
+    hs_error close_err = {0};
+    hs_status cst = cli_session_close(&s, common, &close_err);
+    if (st != HS_OK)
+        return cli_report(&err);
+    return cst == HS_OK ? 0 : cli_report(&close_err);
+}

@@ -1,0 +1,279 @@
+/* The era-boundary report (issue 12 §2, query.h): the edges where a newer
+ * era retains an older one, grouped by retainer key and retained
+ * constructor, ranked by the bytes only they retain.
+ *
+ * A first traversal notes each reachable closure's era and info pointer
+ * by its dominator-tree number (12 bytes a closure); a second one meets
+ * every edge and counts the boundary ones into groups keyed by the two
+ * info pointers, with the retained size of each older closure whose
+ * immediate dominator is the edge's newer closure (a dominator need not
+ * be a predecessor, so the edge is what tells). The
+ * groups are named once per info-pointer pair with the census's own keys,
+ * and pairs whose names are the same text are merged. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "heapscope/closure_type.h"
+#include "heapscope/grow.h"
+#include "census_internal.h"
+#include "dominators_map.h"
+
+#define KEY_MAX 512
+
+static hs_status nomem(hs_error *err) {
+    return hs_fail(err, HS_ERR_NOMEM, "out of memory for the era-boundary report");
+}
+
+hs_status query_leaks_usable(heap *h, hs_error *err) {
+    uint8_t mode = heap_version(h)->prof_mode;
+    if (mode == WIRE_PROF_ERA)
+        return HS_OK;
+    return hs_fail(err, HS_ERR_USAGE,
+                   "the era-boundary report needs a debuggee with era profiling (+RTS -he); "
+                   "this one has profiling mode '%s'",
+                   mode == WIRE_PROF_NONE ? "none" : "not era");
+}
+
+/* One info-pointer pair: a group before naming. */
+typedef struct pair {
+    uint64_t from_info, to_info;
+    query_leak_group g;
+} pair;
+
+typedef struct leaks_ctx {
+    const dom_map *m;
+    const dom_result *res;
+    uint32_t *era;      /* by number: era, saturated at UINT32_MAX - 1; 0 = none */
+    uint64_t *info;     /* by number: info pointer */
+    uint64_t *counted;  /* by number, a bit: counted in a group's bytes */
+    pair *pairs;
+    size_t n_pairs, cap_pairs;
+    size_t *slots;      /* open addressing: pair index + 1, 0 = empty */
+    size_t n_slots;     /* a power of two */
+    uint64_t edges;
+    bool failed;
+} leaks_ctx;
+
+static size_t hash_pair(uint64_t a, uint64_t b) {
+    uint64_t x = (a ^ (b * UINT64_C(0x9e3779b97f4a7c15))) * UINT64_C(0xff51afd7ed558ccd);
+    return (size_t)(x ^ x >> 29);
+}
+
+static bool rehash(leaks_ctx *x) {
+    size_t n = x->n_slots ? x->n_slots * 2 : 256;
+    size_t *s = calloc(n, sizeof *s);
+    if (!s)
+        return false;
+    for (size_t i = 0; i < x->n_pairs; i++) {
+        size_t k = hash_pair(x->pairs[i].from_info, x->pairs[i].to_info) & (n - 1);
+        while (s[k])
+            k = (k + 1) & (n - 1);
+        s[k] = i + 1;
+    }
+    free(x->slots);
+    x->slots = s;
+    x->n_slots = n;
+    return true;
+}
+
+/* The pair (from_info, to_info), made on first use; NULL when out of memory. */
+static pair *pair_of(leaks_ctx *x, uint64_t from_info, uint64_t to_info) {
+    if ((x->n_pairs + 1) * 2 > x->n_slots && !rehash(x))
+        return NULL;
+    size_t k = hash_pair(from_info, to_info) & (x->n_slots - 1);
+    for (; x->slots[k]; k = (k + 1) & (x->n_slots - 1)) {
+        pair *p = &x->pairs[x->slots[k] - 1];
+        if (p->from_info == from_info && p->to_info == to_info)
+            return p;
+    }
+    if (!hs_grow((void **)&x->pairs, &x->cap_pairs, x->n_pairs + 1, sizeof *x->pairs))
+        return NULL;
+    pair *p = &x->pairs[x->n_pairs++];
+    memset(p, 0, sizeof *p);
+    p->from_info = from_info;
+    p->to_info = to_info;
+    x->slots[k] = x->n_pairs;
+    return p;
+}
+
+static uint32_t era_of(const heap *h, const heap_closure *c) {
+    uint64_t e;
+    if (!heap_closure_era(h, c, &e))
+        return 0;
+    return e >= UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)e;
+}
+
+/* ---- pass 1: eras and info pointers ------------------------------------ */
+
+static query_action note(void *ctx, heap *h, const heap_closure *c, uint32_t depth) {
+    (void)depth;
+    leaks_ctx *x = ctx;
+    uint32_t v = dom_map_id(x->m, c->addr);
+    if (v) {
+        x->era[v] = era_of(h, c);
+        x->info[v] = c->info_ptr;
+    }
+    return c->type == HS_WEAK ? QUERY_SKIP_CHILDREN : QUERY_CONTINUE;
+}
+
+/* ---- pass 2: the boundary edges ---------------------------------------- */
+
+static query_action edges(void *ctx, heap *h, const heap_closure *c, uint32_t depth) {
+    (void)h, (void)depth;
+    leaks_ctx *x = ctx;
+    if (c->type == HS_WEAK)
+        return QUERY_SKIP_CHILDREN;
+    uint32_t v = dom_map_id(x->m, c->addr);
+    uint32_t from_era = v ? x->era[v] : 0;
+    for (size_t e = 0; from_era && e < c->n_edges; e++) {
+        uint32_t s = dom_map_id(x->m, wire_untag(c->edges[e].addr));
+        if (!s || !x->era[s] || x->era[s] >= from_era)
+            continue;
+        pair *p = pair_of(x, x->info[v], x->info[s]);
+        if (!p) {
+            x->failed = true;
+            return QUERY_STOP;
+        }
+        if (!p->g.edges) {
+            p->g.from = wire_untag(c->addr);
+            p->g.to = wire_untag(c->edges[e].addr);
+            p->g.from_era = from_era;
+            p->g.to_era = x->era[s];
+        }
+        p->g.edges++;
+        x->edges++;
+        /* v immediately dominates s: every path to s passes through v, and
+         * this edge; s counts once (v may hold it in several fields) */
+        if (x->res->idom[s] == v && !(x->counted[s / 64] >> (s % 64) & 1)) {
+            x->counted[s / 64] |= UINT64_C(1) << (s % 64);
+            p->g.older++;
+            p->g.bytes += x->res->retained[s];
+        }
+    }
+    return QUERY_CONTINUE;
+}
+
+/* ---- naming and merging ------------------------------------------------ */
+
+static int by_keys(const void *a, const void *b) {
+    const query_leak_group *x = a, *y = b;
+    int c = strcmp(x->retainer, y->retainer);
+    return c ? c : strcmp(x->retained, y->retained);
+}
+
+static int by_rank(const void *a, const void *b) {
+    const query_leak_group *x = a, *y = b;
+    if (x->bytes != y->bytes)
+        return x->bytes > y->bytes ? -1 : 1;
+    if (x->edges != y->edges)
+        return x->edges > y->edges ? -1 : 1;
+    return by_keys(a, b);
+}
+
+static hs_status name_pair(heap *h, pair *p, hs_error *err) {
+    char key[KEY_MAX];
+    hs_status st = census_key_of_raw(h, QUERY_CENSUS_BY_SOURCE, p->from_info, key, sizeof key,
+                                     err);
+    if (st != HS_OK)
+        return st;
+    p->g.has_position = strcmp(key, "<no location>") != 0;
+    if (!p->g.has_position)
+        st = census_key_of_raw(h, QUERY_CENSUS_BY_THUNK, p->from_info, key, sizeof key, err);
+    if (st != HS_OK)
+        return st;
+    p->g.info_ptr = p->from_info;
+    p->g.retainer = strdup(key);
+    st = census_key_of_raw(h, QUERY_CENSUS_BY_CONSTRUCTOR, p->to_info, key, sizeof key, err);
+    if (st != HS_OK)
+        return st;
+    p->g.retained = strdup(key);
+    return p->g.retainer && p->g.retained ? HS_OK : nomem(err);
+}
+
+/* Moves the named pairs into out->groups, merging pairs whose keys are
+ * the same text (the first one's example edge is kept). */
+static hs_status build_groups(heap *h, leaks_ctx *x, query_leaks *out, hs_error *err) {
+    out->groups = calloc(x->n_pairs ? x->n_pairs : 1, sizeof *out->groups);
+    if (!out->groups)
+        return nomem(err);
+    for (size_t i = 0; i < x->n_pairs; i++) {
+        hs_status st = name_pair(h, &x->pairs[i], err);
+        out->groups[out->n_groups++] = x->pairs[i].g;
+        x->pairs[i].g.retainer = x->pairs[i].g.retained = NULL;
+        if (st != HS_OK)
+            return st;
+    }
+    qsort(out->groups, out->n_groups, sizeof *out->groups, by_keys);
+    size_t w = 0;
+    for (size_t r = 0; r < out->n_groups; r++) {
+        query_leak_group *g = &out->groups[r];
+        if (w && by_keys(&out->groups[w - 1], g) == 0) {
+            query_leak_group *k = &out->groups[w - 1];
+            if (!k->edges && g->edges) {
+                k->from = g->from, k->to = g->to, k->info_ptr = g->info_ptr;
+                k->from_era = g->from_era, k->to_era = g->to_era;
+            }
+            k->edges += g->edges, k->older += g->older, k->bytes += g->bytes;
+            free(g->retainer);
+            free(g->retained);
+            continue;
+        }
+        out->groups[w++] = *g;
+    }
+    out->n_groups = w;
+    qsort(out->groups, out->n_groups, sizeof *out->groups, by_rank);
+    for (size_t i = 0; i < out->n_groups; i++)
+        out->bytes += out->groups[i].bytes;
+    return HS_OK;
+}
+
+hs_status query_leaks_run(heap *h, const query_dominators *d, query_progress_fn progress,
+                          void *progress_ctx, query_leaks *out, hs_error *err) {
+    memset(out, 0, sizeof *out);
+    hs_status st = query_leaks_usable(h, err);
+    if (st != HS_OK)
+        return st;
+    size_t n1 = (size_t)dom_map_count(&d->map) + 1;
+    leaks_ctx x = {.m = &d->map, .res = &d->res, .era = calloc(n1, sizeof *x.era),
+                   .info = calloc(n1, sizeof *x.info),
+                   .counted = calloc(n1 / 64 + 1, sizeof *x.counted)};
+    if (!x.era || !x.info || !x.counted)
+        st = nomem(err);
+    const wire_ptr_list *roots = heap_roots(h), *saved = heap_saved_objects(h);
+    query_starts phases[2] = {{roots->items, roots->count}, {saved->items, saved->count}};
+    query_traversal_stats ts = {0};
+    query_traversal t = {.visit = note, .ctx = &x, .progress = progress,
+                         .progress_ctx = progress_ctx};
+    if (st == HS_OK)
+        st = query_traverse_phases(h, phases, 2, &t, &ts, err);
+    out->closures = ts.visited;
+    t.visit = edges;
+    if (st == HS_OK)
+        st = query_traverse_phases(h, phases, 2, &t, &ts, err);
+    if (st == HS_OK && x.failed)
+        st = nomem(err);
+    out->edges = x.edges;
+    if (st == HS_OK)
+        st = build_groups(h, &x, out, err);
+    for (size_t i = 0; i < x.n_pairs; i++) {
+        free(x.pairs[i].g.retainer);
+        free(x.pairs[i].g.retained);
+    }
+    free(x.pairs);
+    free(x.slots);
+    free(x.era);
+    free(x.info);
+    free(x.counted);
+    if (st != HS_OK)
+        query_leaks_free(out);
+    return st;
+}
+
+void query_leaks_free(query_leaks *l) {
+    for (size_t i = 0; i < l->n_groups; i++) {
+        free(l->groups[i].retainer);
+        free(l->groups[i].retained);
+    }
+    free(l->groups);
+    memset(l, 0, sizeof *l);
+}

@@ -1,0 +1,104 @@
+"""heapscope leaks (issue 12 §2) against the synthetic debuggee's planted
+leak, era-profiled: the planted thunk (newer era) holding the leak list
+(older era) is the first group, keyed by the thunk's source location and
+the list cell's constructor, its bytes exactly the list's cells, Leak
+closures and heap I# boxes the plan implies; the printed retainer command
+finds that thunk; groups ranked by bytes adding up to the total; a
+debuggee without era profiling is refused (run by meson test)."""
+import os
+import shlex
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(__file__))
+from test_cli import Debuggee, PlantedCase, run  # noqa: E402  (same helpers, same binary)
+
+LEAKS = 2000
+INTLIKE_MAX = 255  # GHC's static INTLIKE closures cover -16..255: no heap box for them
+PROF = 16  # the profiling header's two words
+CONS, IBOX = 24 + PROF, 16 + PROF  # (:) and I# n on an era-profiled RTS
+CONS_KEY = "ghc-prim:GHC.Types::"
+
+
+class PlantedLeaks(PlantedCase):
+    # a leak of 2000 closures in a heap of 30000: the generator's other
+    # closures also cross eras (an immutable closure always points to older
+    # ones), so a small leak does not rank first (700 ranks third here)
+    ARGS = ("--profiled", "--closures", "30000", "--eras", "6", "--leak-era", "2",
+            "--leak-count", str(LEAKS), "--seed", "5")
+
+    def leaks(self, *args):
+        return self.json_of("leaks", *args)
+
+    def test_planted_thunk_ranks_first(self):
+        path = self.plan["leak"]["path"]
+        thunk, cell = path[3], path[4]
+        self.assertEqual(thunk["type"], "THUNK_1_0")
+        first = self.leaks()["top"][0]
+        self.assertEqual(first["retainer"], thunk["location"])
+        self.assertEqual(first["retained"], CONS_KEY)
+        self.assertEqual((first["edges"], first["older"]), (1, 1))
+        self.assertEqual(first["example"], {"from": thunk["address"], "from_era": thunk["era"],
+                                            "to": cell["address"], "to_era": cell["era"]})
+        self.assertGreater(thunk["era"], cell["era"])
+        # the list: a cell and a Leak per leaked closure, a heap I# box when
+        # the Int is above the static ones (the plan's bytes are the Leaks')
+        self.assertEqual(self.plan["leak"]["count"], LEAKS)
+        boxes = sum(1 for i in range(1, LEAKS + 1) if i > INTLIKE_MAX)
+        self.assertEqual(first["bytes"],
+                         self.plan["leak"]["bytes"] + LEAKS * CONS + boxes * IBOX)
+
+    def test_command_finds_the_thunk(self):
+        path = self.plan["leak"]["path"]
+        first = self.leaks()["top"][0]
+        self.assertEqual(first["filter"], ["--bucket", "source=" + path[3]["location"]])
+        words = shlex.split(first["command"])
+        self.assertEqual(words[:3], ["heapscope", "retainers", self.debuggee.socket])
+        self.assertEqual(words[3:], first["filter"] + ["--merged"])
+        found = self.json_of("retainers", words[3], words[4],
+                             "--limit", "0")
+        self.assertIn(path[3]["address"], [m["path"][-1]["address"] for m in found["matches"]])
+
+    def test_ranked_by_bytes_adding_up(self):
+        out = self.leaks("--top", "100000")
+        rows = out["top"]
+        self.assertEqual(len(rows), out["groups"])
+        self.assertEqual([r["bytes"] for r in rows], sorted((r["bytes"] for r in rows),
+                                                            reverse=True))
+        self.assertEqual(sum(r["bytes"] for r in rows), out["bytes"])
+        self.assertEqual(sum(r["edges"] for r in rows), out["edges"])
+        keys = [(r["retainer"], r["retained"]) for r in rows]
+        self.assertEqual(len(keys), len(set(keys)))  # pairs of equal keys are merged
+        for r in rows:
+            self.assertGreater(r["example"]["from_era"], r["example"]["to_era"])
+            self.assertGreater(r["example"]["to_era"], 0)  # era 0 is no era
+            self.assertLessEqual(r["older"], r["edges"])
+        self.assertEqual(len(self.leaks("--top", "3")["top"]), 3)
+
+    def test_text(self):
+        r = run("leaks", self.debuggee.socket, "--top", "2")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        self.assertRegex(lines[0], r"^leaks: \d+ edges from a newer era to an older one in "
+                                   r"\d+ groups; \d+ bytes retained only through them")
+        first = self.leaks()["top"][0]
+        self.assertEqual(lines[2].split(), [str(first["bytes"]), "1", "1",
+                                            first["retainer"], "->", CONS_KEY])
+        self.assertEqual(lines[4].strip(), first["command"])
+        self.assertRegex(lines[-1], r"^… \d+ more groups \(--top\)$")
+
+
+class NotEraProfiled(unittest.TestCase):
+    def test_refused(self):
+        for args in ((), ("--prof-mode", "ldv")):
+            with Debuggee("--closures", "2000", *args) as d:
+                r = run("leaks", d.socket)
+                self.assertEqual(r.returncode, 1, args)
+                self.assertEqual(r.stdout, "")
+                self.assertIn("the era-boundary report needs a debuggee with era profiling "
+                              "(+RTS -he)", r.stderr)
+                self.assertIn("'none'" if not args else "'not era'", r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

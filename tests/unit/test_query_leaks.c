@@ -1,0 +1,160 @@
+/* The era-boundary report (query_leaks_run) on a small era-profiled heap
+ * built by hand, where every group's edges, older closures and bytes are
+ * known: boundary edges only from newer to older eras (not to or from era
+ * 0, not through a WEAK), grouped by source location across info tables,
+ * bytes only for older closures the edge's retainer dominates; and the
+ * refusal on a heap without era profiling. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "heapscope/closure_type.h"
+#include "heapscope/query.h"
+#include "query_heap.h"
+
+#define H 24 /* profiled header bytes */
+
+typedef struct world {
+    qh *q;
+    heap *h;
+    uint64_t holder, t, t2, t3, shared, c1, c2, l1, l2;
+    uint64_t bare_info; /* T2's info table: no IPE */
+} world;
+
+/* A THUNK_1_0: the padding word, then its pointer. */
+static uint64_t thunk(qh *q, uint64_t info, uint64_t target) {
+    uint64_t words[2] = {0, target};
+    return qh_with_info(q, info, 2, words, 0);
+}
+
+/* holder (era 3) -> t, t2, shared, t3; t (era 3, Main.hs:41) -> c1;
+ * t3 (era 4, another info table at Main.hs:41) -> c2; t2 (era 2, no IPE)
+ * -> shared; c1 -> l1, c2; c2 -> l2, [] (static, era 0); list and Leaks
+ * of era 1; a WEAK of era 5 holds l1 and shared (it retains nothing). */
+static void world_make(world *w) {
+    memset(w, 0, sizeof *w);
+    w->q = qh_new(WIRE_PROF_ERA);
+    uint64_t nil = qh_static_con(w->q, "ghc-prim:GHC.Types.[]");
+    w->l1 = qh_con(w->q, "main:Main.Leak", 0, NULL, 1);
+    w->l2 = qh_con(w->q, "main:Main.Leak", 0, NULL, 1);
+    uint64_t p2[2] = {w->l2, nil};
+    w->c2 = qh_con(w->q, "ghc-prim:GHC.Types.:", 2, p2, 0);
+    uint64_t p1[2] = {w->l1, w->c2};
+    w->c1 = qh_con(w->q, "ghc-prim:GHC.Types.:", 2, p1, 0);
+    w->shared = qh_con(w->q, "main:Main.Shared", 0, NULL, 1);
+    uint64_t a = qh_new_info(w->q, HS_THUNK_1_0, 1, 0);
+    uint64_t a2 = qh_new_info(w->q, HS_THUNK_1_0, 1, 0);
+    w->bare_info = qh_new_info(w->q, HS_THUNK_1_0, 1, 0);
+    qh_ipe(w->q, a, "sat_a_info", "app/Main.hs:41:9-30");
+    qh_ipe(w->q, a2, "sat_b_info", "app/Main.hs:41:9-30");
+    w->t = thunk(w->q, a, w->c1);
+    w->t3 = thunk(w->q, a2, w->c2);
+    w->t2 = thunk(w->q, w->bare_info, w->shared);
+    uint64_t ph[4] = {w->t, w->t2, w->shared, w->t3};
+    w->holder = qh_con(w->q, "main:Main.Holder", 4, ph, 0);
+    uint64_t weak = qh_weak(w->q, w->l1, w->shared);
+    uint64_t eras[][2] = {{w->l1, 1}, {w->l2, 1}, {w->c1, 1}, {w->c2, 1}, {w->shared, 1},
+                          {w->t, 3},  {w->t3, 4}, {w->t2, 2}, {w->holder, 3}, {weak, 5}};
+    for (size_t i = 0; i < sizeof eras / sizeof eras[0]; i++)
+        qh_set_era(w->q, eras[i][0], eras[i][1]);
+    qh_root(w->q, w->holder);
+    qh_root(w->q, weak);
+    w->h = qh_open(w->q);
+}
+
+static void world_free(world *w) {
+    qh_free(w->q);
+}
+
+static const query_leak_group *group(const query_leaks *l, const char *retainer,
+                                     const char *retained) {
+    for (size_t i = 0; i < l->n_groups; i++)
+        if (!strcmp(l->groups[i].retainer, retainer) && !strcmp(l->groups[i].retained, retained))
+            return &l->groups[i];
+    cr_assert_fail("no group %s -> %s", retainer, retained);
+    return NULL;
+}
+
+static uint64_t retained_of(const query_dominators *d, uint64_t addr) {
+    query_dominated q;
+    cr_assert(query_dominators_get(d, addr, &q));
+    return q.retained;
+}
+
+Test(leaks, groups_edges_and_bytes) {
+    world w;
+    world_make(&w);
+    hs_error err = {0};
+    query_dominators *d = NULL;
+    cr_assert_eq(query_dominators_run(w.h, NULL, NULL, &d, &err), HS_OK, "%s", err.message);
+    query_leaks l;
+    cr_assert_eq(query_leaks_run(w.h, d, NULL, NULL, &l, &err), HS_OK, "%s", err.message);
+
+    /* t -> c1, t3 -> c2, t2 -> shared, holder -> shared, holder -> t2 */
+    cr_expect_eq(l.edges, 5);
+    cr_assert_eq(l.n_groups, 4);
+
+    /* two info tables at one location are one group; t dominates c1 (and
+     * l1), but c2 is also held through c1, so only the holder dominates it */
+    const query_leak_group *g = &l.groups[0];
+    cr_expect_str_eq(g->retainer, "app/Main.hs:41:9-30");
+    cr_expect_str_eq(g->retained, "ghc-prim:GHC.Types::");
+    cr_expect(g->has_position);
+    cr_expect_eq(g->edges, 2);
+    cr_expect_eq(g->older, 1);
+    cr_expect_eq(g->bytes, (uint64_t)(H + 16) + (H + 8), "%lu", (unsigned long)g->bytes);
+    cr_expect(g->from == w.t || g->from == w.t3);
+    cr_expect_eq(g->to, g->from == w.t ? w.c1 : w.c2);
+
+    char bare[64];
+    snprintf(bare, sizeof bare, "<info 0x%lx>", (unsigned long)w.bare_info);
+    g = group(&l, bare, "main:Main:Shared"); /* shared is held by the holder too */
+    cr_expect(!g->has_position);
+    cr_expect_eq(g->info_ptr, w.bare_info);
+    cr_expect_eq(g->edges, 1);
+    cr_expect_eq(g->older, 0);
+    cr_expect_eq(g->bytes, 0);
+    cr_expect_eq(g->from_era, 2);
+    cr_expect_eq(g->to_era, 1);
+
+    const query_leak_group *to_shared = NULL, *to_thunk = NULL;
+    for (size_t i = 0; i < l.n_groups; i++) {
+        if (!strcmp(l.groups[i].retained, "THUNK_1_0"))
+            to_thunk = &l.groups[i];
+        else if (l.groups[i].from == w.holder)
+            to_shared = &l.groups[i];
+    }
+    cr_assert(to_thunk && to_shared);
+    cr_expect_eq(to_thunk->from, w.holder);
+    cr_expect_eq(to_thunk->bytes, retained_of(d, w.t2));
+    cr_expect_eq(to_thunk->bytes, (uint64_t)H + 16); /* the thunk alone: shared is shared */
+    cr_expect_eq(to_shared->bytes, (uint64_t)H + 8);
+    cr_expect_eq(to_shared->older, 1);
+
+    /* most bytes first; the total is their sum */
+    uint64_t sum = 0;
+    for (size_t i = 0; i < l.n_groups; i++) {
+        sum += l.groups[i].bytes;
+        if (i)
+            cr_expect_geq(l.groups[i - 1].bytes, l.groups[i].bytes);
+    }
+    cr_expect_eq(l.bytes, sum);
+    query_leaks_free(&l);
+    query_dominators_free(d);
+    world_free(&w);
+}
+
+Test(leaks, refused_without_era_profiling) {
+    qh *q = qh_new(WIRE_PROF_NONE);
+    qh_root(q, qh_con(q, "main:Main.Leak", 0, NULL, 1));
+    heap *h = qh_open(q);
+    hs_error err = {0};
+    cr_assert_eq(query_leaks_usable(h, &err), HS_ERR_USAGE);
+    cr_expect(strstr(err.message, "needs a debuggee with era profiling (+RTS -he)"), "%s",
+              err.message);
+    cr_expect(strstr(err.message, "profiling mode 'none'"), "%s", err.message);
+    query_leaks l;
+    cr_expect_eq(query_leaks_run(h, NULL, NULL, NULL, &l, &err), HS_ERR_USAGE);
+    cr_expect_eq(l.n_groups, 0);
+    qh_free(q);
+}
