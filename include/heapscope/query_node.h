@@ -32,6 +32,28 @@ typedef bool (*query_node_fn)(void *ctx, const query_node *n);
 hs_status query_nodes_describe(heap *h, const uint64_t *addrs, size_t n, query_node_fn fn,
                                void *ctx, hs_error *err);
 
+/* What a details pane shows of one closure. Its texts point into the
+ * heap's own tables: valid until the heap changes. */
+typedef struct query_node_details {
+    hs_status status;            /* HS_OK, else error says why it could not be read */
+    char error[HS_ERROR_MESSAGE_MAX];
+    uint64_t info_ptr;
+    uint32_t type, size;
+    const char *con_name;        /* a constructor's name, package and module; NULL for */
+    const char *con_package;     /* other closures (and a part the description lacks) */
+    const char *con_module;
+    heap_prof_info prof;         /* heap_prof_describe's; HEAP_PROF_ABSENT without one */
+    bool source_failed;          /* asking for the source location failed: source_error */
+    char source_error[HS_ERROR_MESSAGE_MAX];
+    const wire_source_info *ipe; /* the info table's source location; NULL: none (advice) */
+    char advice[160];            /* how to get source locations, when ipe is NULL */
+} query_node_details;
+
+/* The details of the closure at addr (decoded, its profiling header and
+ * cost centre, its info table's source location). A closure that cannot
+ * be read is out->status, not a failure of the call. */
+void query_node_details_get(heap *h, uint64_t addr, query_node_details *out);
+
 /* A child of a node: a closure (its field), a cost-centre stack, or a cost centre. */
 typedef enum query_child_kind {
     QUERY_CHILD_CLOSURE,

@@ -5,6 +5,9 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "heapscope/closure_type.h"
 
 /* A cost-centre stack longer than this is a cycle or garbage: the walk stops. */
 #define CCS_CHAIN_MAX 256
@@ -49,6 +52,34 @@ hs_status query_nodes_describe(heap *h, const uint64_t *addrs, size_t n, query_n
     heap_closure_free(&c);
     free(text);
     return HS_OK;
+}
+
+void query_node_details_get(heap *h, uint64_t addr, query_node_details *out) {
+    memset(out, 0, sizeof *out);
+    heap_closure c = {0};
+    hs_error err = {0};
+    out->status = heap_decode(h, addr, &c, &err);
+    if (out->status != HS_OK) {
+        snprintf(out->error, sizeof out->error, "%s", err.message);
+        heap_closure_free(&c);
+        return;
+    }
+    out->info_ptr = c.info_ptr;
+    out->type = c.type;
+    out->size = c.size;
+    if (c.info && hs_closure_type_is_constructor(c.type) && c.info->con_name) {
+        out->con_name = c.info->con_name;
+        out->con_package = c.info->con_package;
+        out->con_module = c.info->con_module;
+    }
+    heap_prof_describe(h, &c.prof, &out->prof);
+    if (c.info && heap_info_source(h, c.info, &out->ipe, &err) != HS_OK) {
+        out->source_failed = true;
+        snprintf(out->source_error, sizeof out->source_error, "%s", err.message);
+    } else if (c.info && !out->ipe) {
+        heap_provenance_advice(heap_version(h), out->advice, sizeof out->advice);
+    }
+    heap_closure_free(&c);
 }
 
 hs_status query_node_children(heap *h, uint64_t addr, query_child_fn fn, void *ctx,

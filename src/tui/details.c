@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "heapscope/query_node.h"
 #include "details.h"
 #include "draw.h"
 #include "heapscope/closure_type.h"
@@ -57,37 +58,32 @@ static void size_text(uint64_t bytes, char *buf, size_t cap) {
         snprintf(buf, cap, "%.1f MiB (%" PRIu64 " B)", (double)bytes / 1048576, bytes);
 }
 
-/* The profiling header rows (retainers-and-eras.md §5), decoded and
- * worded by the heap module as the CLI words them. */
-static void prof_items(tui_app *app, items *s, const heap_closure *c) {
-    heap_prof_info p;
-    heap_prof_describe(session_heap(app->sess), &c->prof, &p);
-    const char *key = heap_prof_state_key(&p);
+/* The profiling header rows (retainers-and-eras.md §5), worded by the
+ * heap module as the CLI words them. */
+static void prof_items(items *s, const heap_prof_info *p) {
+    const char *key = heap_prof_state_key(p);
     if (!key)
         return;
     item *it = add(s, key, TUI_ROLE_DETAILS);
     if (it)
-        heap_prof_state_text(&p, tui_term_caps_get()->utf8 ? HEAP_PROF_PANE : HEAP_PROF_PANE_ASCII,
+        heap_prof_state_text(p, tui_term_caps_get()->utf8 ? HEAP_PROF_PANE : HEAP_PROF_PANE_ASCII,
                              it->value, sizeof it->value);
-    if (p.ccs) {
+    if (p->ccs) {
         char cc[sizeof it->value - 24];
-        heap_prof_cc_text(&p, HEAP_PROF_PANE, cc, sizeof cc);
-        ADD(s, "CCS", p.cc ? TUI_ROLE_DETAILS : TUI_ROLE_ERROR, "0x%" PRIx64 "  %s", p.ccs, cc);
+        heap_prof_cc_text(p, HEAP_PROF_PANE, cc, sizeof cc);
+        ADD(s, "CCS", p->cc ? TUI_ROLE_DETAILS : TUI_ROLE_ERROR, "0x%" PRIx64 "  %s", p->ccs, cc);
     }
 }
 
-static void ipe_items(tui_app *app, items *s, const heap_closure *c) {
-    const wire_source_info *ipe = NULL;
-    hs_error err = {0};
-    if (!c->info || heap_info_source(session_heap(app->sess), c->info, &ipe, &err) != HS_OK) {
-        if (err.message[0])
-            ADD(s, "Source", TUI_ROLE_ERROR, "%s", err.message);
+static void ipe_items(items *s, const query_node_details *d) {
+    const wire_source_info *ipe = d->ipe;
+    if (d->source_failed) {
+        ADD(s, "Source", TUI_ROLE_ERROR, "%s", d->source_error);
         return;
     }
     if (!ipe) {
-        char advice[160];
-        heap_provenance_advice(heap_version(session_heap(app->sess)), advice, sizeof advice);
-        ADD(s, "Source", TUI_ROLE_INFO, "no info-table location: %s", advice);
+        if (d->advice[0])
+            ADD(s, "Source", TUI_ROLE_INFO, "no info-table location: %s", d->advice);
         return;
     }
     ADD(s, "Name", TUI_ROLE_DETAILS, "%s", ipe->name ? ipe->name : "");
@@ -117,26 +113,25 @@ static void match_items(const tui_tree_view *v, items *s, const tui_node *n) {
 }
 
 static void closure_items(tui_app *app, items *s, const tui_node *n) {
-    heap_closure *c = &app->ex.scratch;
-    hs_error err = {0};
     ADD(s, "Address", TUI_ROLE_ADDRESS, "0x%" PRIx64, n->addr);
     if (!n->addr)
         return;
-    if (heap_decode(session_heap(app->sess), n->addr, c, &err) != HS_OK) {
-        ADD(s, "Error", TUI_ROLE_ERROR, "%s", err.message);
+    static query_node_details d; /* (big: not on the stack) */
+    query_node_details_get(session_heap(app->sess), n->addr, &d);
+    if (d.status != HS_OK) {
+        ADD(s, "Error", TUI_ROLE_ERROR, "%s", d.error);
         return;
     }
-    ADD(s, "Info pointer", TUI_ROLE_ADDRESS, "0x%" PRIx64, c->info_ptr);
-    ADD(s, "Closure type", TUI_ROLE_TYPE, "%s", hs_closure_type_name(c->type));
-    if (c->info && hs_closure_type_is_constructor(c->type) && c->info->con_name)
-        ADD(s, "Constructor", TUI_ROLE_DETAILS, "%s  (package %s, module %s)", c->info->con_name,
-            c->info->con_package ? c->info->con_package : "?",
-            c->info->con_module ? c->info->con_module : "?");
+    ADD(s, "Info pointer", TUI_ROLE_ADDRESS, "0x%" PRIx64, d.info_ptr);
+    ADD(s, "Closure type", TUI_ROLE_TYPE, "%s", hs_closure_type_name(d.type));
+    if (d.con_name)
+        ADD(s, "Constructor", TUI_ROLE_DETAILS, "%s  (package %s, module %s)", d.con_name,
+            d.con_package ? d.con_package : "?", d.con_module ? d.con_module : "?");
     item *sz = add(s, "Size", TUI_ROLE_DETAILS);
     if (sz)
-        size_text(c->size, sz->value, sizeof sz->value);
-    prof_items(app, s, c);
-    ipe_items(app, s, c);
+        size_text(d.size, sz->value, sizeof sz->value);
+    prof_items(s, &d.prof);
+    ipe_items(s, &d);
 }
 
 /* The items of the last node whose reading was cut short (Esc, a

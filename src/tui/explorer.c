@@ -36,8 +36,6 @@ void tui_explorer_reset(tui_explorer *ex) {
     tui_view_free(roots_view(ex));
     ex->roots = NULL;
     ex->n_hist = ex->pos = 0;
-    heap_closure_free(&ex->scratch);
-    memset(&ex->scratch, 0, sizeof ex->scratch);
     for (size_t i = 0; i < ex->n_cc_strings; i++)
         free(ex->cc_strings[i]);
     free(ex->cc_strings);

@@ -39,7 +39,6 @@ typedef struct tui_explorer {
     int64_t paused_at;       /* Unix time of the pause shown (a snapshot's own) */
     char find[256];
     bool find_shown;         /* rows highlight the find text (until Esc) */
-    heap_closure scratch;
     u64map cc_text;          /* CCS / CC address -> index in cc_strings + 1 */
     char **cc_strings;
     size_t n_cc_strings, cc_strings_cap;
