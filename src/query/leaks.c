@@ -10,6 +10,7 @@
  * be a predecessor, so the edge is what tells). The
  * groups are named once per info-pointer pair with the census's own keys,
  * and pairs whose names are the same text are merged. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,13 +26,17 @@ static hs_status nomem(hs_error *err) {
 }
 
 hs_status query_leaks_usable(heap *h, hs_error *err) {
-    uint8_t mode = heap_version(h)->prof_mode;
-    if (mode == WIRE_PROF_ERA)
+    const wire_version *v = heap_version(h);
+    if (v->prof_mode == WIRE_PROF_ERA)
         return HS_OK;
+    char older[80] = "";
+    if (v->major < 910) /* no -he to advise: say why */
+        snprintf(older, sizeof older, " (GHC %u.%u has none: it came with GHC 9.10)",
+                 v->major / 100, v->major % 100);
     return hs_fail(err, HS_ERR_USAGE,
                    "the era-boundary report needs a debuggee with era profiling (+RTS -he); "
-                   "this one has profiling mode '%s'",
-                   mode == WIRE_PROF_NONE ? "none" : "not era");
+                   "this one has profiling mode '%s'%s",
+                   v->prof_mode == WIRE_PROF_NONE ? "none" : "not era", older);
 }
 
 /* One info-pointer pair: a group before naming. */

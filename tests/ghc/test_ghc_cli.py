@@ -183,6 +183,18 @@ class RealHeap(unittest.TestCase):
         self.assertIn("GHC 9.0 has no info-table provenance (it came with GHC 9.2)", r.stderr)
         self.assertNotIn("-finfo-table-map", r.stderr)
 
+    def test_leaks_needs_era_profiling(self):
+        # GHC 9.0 has no era profiling (+RTS -he came with 9.10): the
+        # era-boundary report refuses, naming the mode and why (issue 12 §2)
+        r = run("leaks", self.program.socket)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertEqual(r.stdout, "")
+        mode = "not era" if self.profiled() else "none"
+        self.assertIn("the era-boundary report needs a debuggee with era profiling (+RTS -he); "
+                      "this one has profiling mode '%s' (GHC 9.0 has none: it came with "
+                      "GHC 9.10)" % mode, r.stderr)
+        self.heapscope_json("info")  # the program still answers (it was resumed)
+
     def resume(self):
         """RESUME on a raw connection (no heapscope command resumes a program
         that was paused before it came)."""

@@ -153,8 +153,22 @@ Test(leaks, refused_without_era_profiling) {
     cr_expect(strstr(err.message, "needs a debuggee with era profiling (+RTS -he)"), "%s",
               err.message);
     cr_expect(strstr(err.message, "profiling mode 'none'"), "%s", err.message);
+    cr_expect(!strstr(err.message, "GHC"), "%s", err.message); /* 9.10 has -he */
     query_leaks l;
     cr_expect_eq(query_leaks_run(h, NULL, NULL, NULL, &l, &err), HS_ERR_USAGE);
     cr_expect_eq(l.n_groups, 0);
+    qh_free(q);
+}
+
+Test(leaks, refusal_says_ghc_9_0_has_no_eras) {
+    qh *q = qh_new(WIRE_PROF_LDV);
+    qh_ghc(q, 900);
+    qh_root(q, qh_con(q, "main:Main.Leak", 0, NULL, 1));
+    heap *h = qh_open(q);
+    hs_error err = {0};
+    cr_assert_eq(query_leaks_usable(h, &err), HS_ERR_USAGE);
+    cr_expect(strstr(err.message, "profiling mode 'not era' (GHC 9.0 has none: it came with GHC "
+                                  "9.10)"),
+              "%s", err.message);
     qh_free(q);
 }
