@@ -515,6 +515,12 @@ typedef struct query_census_diff {
 hs_status query_census_diff_compute(const query_census *a, const query_census *b,
                                     query_census_diff *out, hs_error *err);
 void query_census_diff_free(query_census_diff *d);
+/* A two-level census taken once instead of two censuses (diff asks for
+ * both the census by A and the one by era): c keeps its first level (the
+ * children are dropped), *second gets the census by the second kind (the
+ * children summed by key, ordered as query_census_compute orders rows),
+ * with c's totals. On failure c is unchanged. */
+hs_status query_census_split(query_census *c, query_census *second, hs_error *err);
 
 /* ---- strings and byte arrays ------------------------------------------ */
 

@@ -1,6 +1,8 @@
 /* What changed between two censuses of the same spec: the buckets matched
  * by key (at each level), those whose count or bytes differ, ordered so
- * that what grew most comes first and what shrank most comes after it. */
+ * that what grew most comes first and what shrank most comes after it.
+ * And a two-level census split into two one-level ones, so that a diff
+ * that wants the census by era as well walks each heap once. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -145,4 +147,64 @@ hs_status query_census_diff_compute(const query_census *a, const query_census *b
 void query_census_diff_free(query_census_diff *d) {
     free_rows(d->rows, d->n_rows);
     *d = (query_census_diff){0};
+}
+
+/* The children of every row, pointers sorted by key. */
+static hs_status all_children(const query_census *c, const query_census_row ***out, size_t *n,
+                              hs_error *err) {
+    *n = 0;
+    for (size_t i = 0; i < c->n_rows; i++)
+        *n += c->rows[i].n_children;
+    const query_census_row **p = malloc((*n ? *n : 1) * sizeof *p);
+    if (!p)
+        return hs_fail(err, HS_ERR_NOMEM, "census split: out of memory for %zu rows", *n);
+    size_t k = 0;
+    for (size_t i = 0; i < c->n_rows; i++)
+        for (size_t j = 0; j < c->rows[i].n_children; j++)
+            p[k++] = &c->rows[i].children[j];
+    qsort(p, *n, sizeof *p, by_key);
+    *out = p;
+    return HS_OK;
+}
+
+hs_status query_census_split(query_census *c, query_census *second, hs_error *err) {
+    *second = (query_census){.total_count = c->total_count, .total_bytes = c->total_bytes,
+                             .visited = c->visited, .unreadable = c->unreadable};
+    const query_census_row **kids = NULL;
+    size_t n;
+    hs_status st = all_children(c, &kids, &n, err);
+    if (st != HS_OK)
+        return st;
+    second->rows = calloc(n ? n : 1, sizeof *second->rows);
+    if (!second->rows)
+        st = hs_fail(err, HS_ERR_NOMEM, "census split: out of memory for %zu rows", n);
+    for (size_t i = 0; st == HS_OK && i < n; i++) {
+        query_census_row *r = second->n_rows ? &second->rows[second->n_rows - 1] : NULL;
+        if (!r || strcmp(r->key, kids[i]->key) != 0) {
+            r = &second->rows[second->n_rows];
+            if (!(r->key = strdup(kids[i]->key))) {
+                st = hs_fail(err, HS_ERR_NOMEM, "census split: out of memory for a key");
+                break;
+            }
+            second->n_rows++;
+        }
+        r->count += kids[i]->count;
+        r->bytes += kids[i]->bytes;
+        if (kids[i]->max > r->max)
+            r->max = kids[i]->max;
+    }
+    free(kids);
+    if (st != HS_OK) {
+        query_census_free(second);
+        return st;
+    }
+    for (size_t i = 0; i < c->n_rows; i++) {
+        for (size_t k = 0; k < c->rows[i].n_children; k++)
+            free(c->rows[i].children[k].key);
+        free(c->rows[i].children);
+        c->rows[i].children = NULL;
+        c->rows[i].n_children = 0;
+    }
+    query_census_sort(second, QUERY_CENSUS_COL_BYTES, true);
+    return HS_OK;
 }

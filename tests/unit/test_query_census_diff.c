@@ -1,11 +1,14 @@
 /* Census diff: buckets matched by key at both levels, only the changed
  * ones kept, grown (most bytes first) before shrunk (most bytes lost
  * first), new and vanished buckets counted as 0 on the other side. The
- * censuses are built by hand, so each expected number is known. */
+ * censuses are built by hand, so each expected number is known. And the
+ * split of a two-level census, against the two censuses it replaces, on a
+ * small hand-built heap (query_heap.c). */
 #include <criterion/criterion.h>
 #include <string.h>
 
 #include "heapscope/query.h"
+#include "query_heap.h"
 
 #define ROW(k, c, b) {.key = (char *)(k), .count = (c), .bytes = (b)}
 
@@ -111,4 +114,48 @@ Test(census_diff, equal_and_empty_censuses_give_no_rows) {
     expect_row(&d.rows[0], "X", 0, 0, 2, 32);
     expect_row(&d.rows[1], "Y", 0, 0, 1, 8);
     query_census_diff_free(&d);
+}
+
+static void expect_same_rows(const query_census *got, const query_census *want) {
+    cr_assert_eq(got->n_rows, want->n_rows);
+    for (size_t i = 0; i < want->n_rows; i++) {
+        cr_expect_str_eq(got->rows[i].key, want->rows[i].key);
+        cr_expect_eq(got->rows[i].count, want->rows[i].count, "%s", want->rows[i].key);
+        cr_expect_eq(got->rows[i].bytes, want->rows[i].bytes, "%s", want->rows[i].key);
+        cr_expect_eq(got->rows[i].max, want->rows[i].max, "%s", want->rows[i].key);
+        cr_expect_eq(got->rows[i].n_children, 0);
+        cr_expect_null(got->rows[i].children);
+    }
+    cr_expect_eq(got->total_count, want->total_count);
+    cr_expect_eq(got->total_bytes, want->total_bytes);
+    cr_expect_eq(got->visited, want->visited);
+}
+
+Test(census_split, two_levels_give_the_censuses_by_each_kind) {
+    qh *q = qh_new(WIRE_PROF_ERA);
+    uint64_t held[12];
+    for (int i = 0; i < 12; i++) {
+        held[i] = qh_con(q, i % 3 ? "main:Main.Leak" : "main:Main.Other", 0, NULL, 1 + i % 4);
+        qh_set_era(q, held[i], 1 + (uint64_t)(i % 5));
+    }
+    uint64_t box = qh_con(q, "main:Main.Box", 12, held, 0);
+    qh_set_era(q, box, 2);
+    qh_root(q, box);
+    heap *h = qh_open(q);
+    hs_error err = {0};
+    query_census two, by_con, by_era, era_part;
+    query_census_spec spec = {.by = {QUERY_CENSUS_BY_CONSTRUCTOR, QUERY_CENSUS_BY_ERA},
+                              .levels = 2};
+    cr_assert_eq(query_census_compute(h, &spec, &two, &err), HS_OK, "%s", err.message);
+    cr_assert_eq(query_census_run(h, QUERY_CENSUS_BY_CONSTRUCTOR, NULL, &by_con, &err), HS_OK);
+    cr_assert_eq(query_census_run(h, QUERY_CENSUS_BY_ERA, NULL, &by_era, &err), HS_OK);
+    cr_assert_eq(by_era.n_rows, 5, "eras 1 to 5");
+    cr_assert_eq(query_census_split(&two, &era_part, &err), HS_OK, "%s", err.message);
+    expect_same_rows(&two, &by_con);
+    expect_same_rows(&era_part, &by_era);
+    query_census_free(&two);
+    query_census_free(&by_con);
+    query_census_free(&by_era);
+    query_census_free(&era_part);
+    qh_free(q);
 }
