@@ -41,15 +41,17 @@ static void print_text(const cache *c, const cache_usage *u, const cache_pause_l
            u->programs, hs_plural(u->programs, "program", "programs"), (double)u->db_bytes / 1e6);
     if (l->count == 0)
         return;
-    printf("%-19s  %-20s %8s %12s %10s %10s  %s\n", "paused at", "program", "pid", "closures",
-           "heap MB", "file MB", "file");
+    printf("%-9s %-19s  %-20s %8s %12s %10s %10s  %s\n", "name", "paused at", "program", "pid",
+           "closures", "heap MB", "file MB", "file");
     for (size_t i = 0; i < l->count; i++) {
         const cache_pause *p = &l->items[i];
         char when[32];
         time_t t = (time_t)p->paused_at;
         struct tm tm;
         strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", localtime_r(&t, &tm));
-        printf("%-19s  %-20.20s %8" PRId64 " %12" PRIu64 " %10.1f %10.1f  %s\n", when,
+        char name[32]; /* what diff takes for it */
+        snprintf(name, sizeof name, "cache:%zu", i + 1);
+        printf("%-9s %-19s  %-20.20s %8" PRId64 " %12" PRIu64 " %10.1f %10.1f  %s\n", name, when,
                p->program[0] ? p->program : "?", p->pid, p->closures,
                (double)p->heap_bytes / 1e6, (double)p->file_bytes / 1e6, p->file);
     }

@@ -180,6 +180,8 @@ class Diff(unittest.TestCase):
         for d in self.debuggees:  # newest last: cache:1 is B, cache:2 is A
             self.run_ok("census", d.socket, "--record")
         listed = json.loads(self.run_ok("cache", "list", "--json"))["pauses"]
+        names = [line.split()[0] for line in self.run_ok("cache", "list").splitlines()[2:]]
+        self.assertEqual(names, ["cache:%d" % (i + 1) for i in range(len(listed))])
         d = self.diff_json("cache:2", "cache:1")
         self.assertEqual(d["a"]["target"], listed[1]["file"])
         self.assertEqual(d["b"]["target"], listed[0]["file"])
