@@ -125,7 +125,7 @@ static int read_side(diff_side *side, const query_census_spec *spec, const cli_c
         return 1;
     }
     hs_status st = count_side(s.heap, spec, side, &err);
-    if (st == HS_OK)
+    if (st == HS_OK && !common->json) /* JSON has it in the side's object */
         cli_note_unreadable(&side->census.unreadable);
     hs_error close_err = {0};
     hs_status cst = cli_session_close(&s, common, &close_err);

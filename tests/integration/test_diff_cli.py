@@ -194,6 +194,14 @@ class Diff(unittest.TestCase):
         self.assertEqual(r.returncode, 2)
         self.assertEqual(len(r.stderr.splitlines()), 1, r.stderr)
 
+    def test_a_ghc_debug_snapshot_is_a_side_too(self):
+        gd = os.path.join(self.tmp.name, "a.ghc-debug")
+        subprocess.run([os.environ["HEAPSCOPE_DEBUGGEE"], *A_ARGS, "--ghc-debug-snapshot", gd],
+                       check=True, capture_output=True, timeout=120)
+        d = self.diff_json(gd, self.files[1], "--exact", "Leak")
+        self.assertEqual(self.rows_of(d), {"main:Main:Leak": (100, self.plans[0]["leak"]["bytes"],
+                                                               500, self.plans[1]["leak"]["bytes"])})
+
     def test_unreadable_sides_get_one_line_each(self):
         junk = os.path.join(self.tmp.name, "junk.snap")
         with open(junk, "w") as f:
