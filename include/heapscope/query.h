@@ -320,13 +320,16 @@ void query_dominator_rows_free(query_dominator_row *rows, size_t n_rows);
  * (its source location, else its info table: the census "thunk" key, for
  * any closure) and the retained closure's census "constructor" key.
  *
- * Bytes retained only through a group: the sum of the retained sizes of
- * the older closures c whose immediate dominator is a newer closure p with
- * an edge p -> c of the group (every path from the roots to c passes
- * through p, so removing the group's edges frees c and all c dominates).
- * Each closure has one immediate dominator, so it counts in one group at
- * most; a group's closures are disjoint unless an older closure reaches,
- * through a newer one of the same group, another older one. */
+ * The older closures retained only through a group: those c whose
+ * immediate dominator is a newer closure p with an edge p -> c of the
+ * group (every path from the roots to c passes through p, so removing the
+ * group's edges frees c and all c dominates); each closure has one
+ * immediate dominator, so it is one group's at most. The group's bytes:
+ * those of the union of their dominator subtrees, i.e. the sum of their
+ * retained sizes leaving out any c below another of the group (through a
+ * newer closure), whose bytes that one's retained size holds already.
+ * Subtrees of different groups can nest too, so the groups' bytes can add
+ * up to more than the total, which is the union over all groups. */
 typedef struct query_leak_group {
     char *retainer;        /* the retaining closures' key */
     char *retained;        /* the retained closures' constructor key */
@@ -344,7 +347,7 @@ typedef struct query_leaks {
     size_t n_groups;
     uint64_t edges;           /* all newer -> older edges */
     uint64_t closures;        /* reachable closures looked at */
-    uint64_t bytes;           /* sum of the groups' bytes */
+    uint64_t bytes;           /* the union over all groups (see above) */
 } query_leaks;
 
 /* HS_OK when h is era-profiled (+RTS -he), else a usage error saying so. */

@@ -18,6 +18,7 @@
 #include "heapscope/grow.h"
 #include "census_internal.h"
 #include "dominators_map.h"
+#include "leaks_internal.h"
 
 #define KEY_MAX 512
 
@@ -42,15 +43,23 @@ hs_status query_leaks_usable(heap *h, hs_error *err) {
 /* One info-pointer pair: a group before naming. */
 typedef struct pair {
     uint64_t from_info, to_info;
+    uint32_t group; /* after naming: its group's index */
     query_leak_group g;
 } pair;
+
+/* An older closure its newer retainer dominates, in the pair of that edge. */
+typedef struct dominated {
+    uint32_t node, pair;
+} dominated;
 
 typedef struct leaks_ctx {
     const dom_map *m;
     const dom_result *res;
     uint32_t *era;      /* by number: era, saturated at UINT32_MAX - 1; 0 = none */
     uint64_t *info;     /* by number: info pointer */
-    uint64_t *counted;  /* by number, a bit: counted in a group's bytes */
+    uint64_t *counted;  /* by number, a bit: in `dominated` already */
+    dominated *dominated;
+    size_t n_dominated, cap_dominated;
     pair *pairs;
     size_t n_pairs, cap_pairs;
     size_t *slots;      /* open addressing: pair index + 1, 0 = empty */
@@ -151,8 +160,12 @@ static query_action edges(void *ctx, heap *h, const heap_closure *c, uint32_t de
          * this edge; s counts once (v may hold it in several fields) */
         if (x->res->idom[s] == v && !(x->counted[s / 64] >> (s % 64) & 1)) {
             x->counted[s / 64] |= UINT64_C(1) << (s % 64);
-            p->g.older++;
-            p->g.bytes += x->res->retained[s];
+            if (!hs_grow((void **)&x->dominated, &x->cap_dominated, x->n_dominated + 1,
+                         sizeof *x->dominated)) {
+                x->failed = true;
+                return QUERY_STOP;
+            }
+            x->dominated[x->n_dominated++] = (dominated){s, (uint32_t)(p - x->pairs)};
         }
     }
     return QUERY_CONTINUE;
@@ -195,41 +208,53 @@ static hs_status name_pair(heap *h, pair *p, hs_error *err) {
     return p->g.retainer && p->g.retained ? HS_OK : nomem(err);
 }
 
-/* Moves the named pairs into out->groups, merging pairs whose keys are
- * the same text (the first one's example edge is kept). */
+static int pairs_by_keys(const void *a, const void *b) {
+    return by_keys(&(*(pair *const *)a)->g, &(*(pair *const *)b)->g);
+}
+
+/* Names the pairs and merges those whose keys are the same text into
+ * out->groups (the first one's example edge is kept); each pair learns
+ * its group. */
 static hs_status build_groups(heap *h, leaks_ctx *x, query_leaks *out, hs_error *err) {
     out->groups = calloc(x->n_pairs ? x->n_pairs : 1, sizeof *out->groups);
-    if (!out->groups)
-        return nomem(err);
-    for (size_t i = 0; i < x->n_pairs; i++) {
-        hs_status st = name_pair(h, &x->pairs[i], err);
-        out->groups[out->n_groups++] = x->pairs[i].g;
-        x->pairs[i].g.retainer = x->pairs[i].g.retained = NULL;
-        if (st != HS_OK)
-            return st;
+    pair **order = malloc((x->n_pairs ? x->n_pairs : 1) * sizeof *order);
+    hs_status st = out->groups && order ? HS_OK : nomem(err);
+    for (size_t i = 0; st == HS_OK && i < x->n_pairs; i++) {
+        st = name_pair(h, &x->pairs[i], err);
+        order[i] = &x->pairs[i];
     }
-    qsort(out->groups, out->n_groups, sizeof *out->groups, by_keys);
-    size_t w = 0;
-    for (size_t r = 0; r < out->n_groups; r++) {
-        query_leak_group *g = &out->groups[r];
-        if (w && by_keys(&out->groups[w - 1], g) == 0) {
-            query_leak_group *k = &out->groups[w - 1];
-            if (!k->edges && g->edges) {
-                k->from = g->from, k->to = g->to, k->info_ptr = g->info_ptr;
-                k->from_era = g->from_era, k->to_era = g->to_era;
-            }
-            k->edges += g->edges, k->older += g->older, k->bytes += g->bytes;
-            free(g->retainer);
-            free(g->retained);
+    if (st == HS_OK)
+        qsort(order, x->n_pairs, sizeof *order, pairs_by_keys);
+    for (size_t r = 0; st == HS_OK && r < x->n_pairs; r++) {
+        pair *p = order[r];
+        query_leak_group *k = out->n_groups ? &out->groups[out->n_groups - 1] : NULL;
+        if (k && by_keys(k, &p->g) == 0) {
+            k->edges += p->g.edges;
+            p->group = (uint32_t)(out->n_groups - 1);
             continue;
         }
-        out->groups[w++] = *g;
+        p->group = (uint32_t)out->n_groups;
+        out->groups[out->n_groups++] = p->g;
+        p->g.retainer = p->g.retained = NULL; /* owned by the group now */
     }
-    out->n_groups = w;
-    qsort(out->groups, out->n_groups, sizeof *out->groups, by_rank);
-    for (size_t i = 0; i < out->n_groups; i++)
-        out->bytes += out->groups[i].bytes;
-    return HS_OK;
+    free(order);
+    return st;
+}
+
+/* older and bytes of each group (leaks_nest.c), then the ranking. */
+static hs_status add_bytes(leaks_ctx *x, query_leaks *out, hs_error *err) {
+    uint32_t *group_of = x->era; /* the eras are no longer needed */
+    size_t n1 = (size_t)dom_map_count(x->m) + 1;
+    memset(group_of, 0, n1 * sizeof *group_of);
+    for (size_t i = 0; i < x->n_dominated; i++)
+        group_of[x->dominated[i].node] = x->pairs[x->dominated[i].pair].group + 1;
+    free(x->info);
+    x->info = NULL;
+    hs_status st = leaks_sum_subtrees(x->res, dom_map_count(x->m), group_of, out->groups,
+                                      out->n_groups, &out->bytes, err);
+    if (st == HS_OK)
+        qsort(out->groups, out->n_groups, sizeof *out->groups, by_rank);
+    return st;
 }
 
 hs_status query_leaks_run(heap *h, const query_dominators *d, query_progress_fn progress,
@@ -260,6 +285,8 @@ hs_status query_leaks_run(heap *h, const query_dominators *d, query_progress_fn 
     out->edges = x.edges;
     if (st == HS_OK)
         st = build_groups(h, &x, out, err);
+    if (st == HS_OK)
+        st = add_bytes(&x, out, err);
     for (size_t i = 0; i < x.n_pairs; i++) {
         free(x.pairs[i].g.retainer);
         free(x.pairs[i].g.retained);
@@ -269,6 +296,7 @@ hs_status query_leaks_run(heap *h, const query_dominators *d, query_progress_fn 
     free(x.era);
     free(x.info);
     free(x.counted);
+    free(x.dominated);
     if (st != HS_OK)
         query_leaks_free(out);
     return st;

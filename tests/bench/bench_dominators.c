@@ -3,6 +3,8 @@
  *
  *   bench_dominators [--closures N] [--profiled]
  *
+ * With --profiled (eras) it then times the era-boundary report
+ * (query_leaks_run, heapscope leaks) over the same tree.
  * Starts the synthetic debuggee with N closures (default 10 million),
  * fetches its heap, then measures query_dominators_run: wall time, and
  * extra memory per closure twice: as the computation counts what it holds
@@ -104,6 +106,28 @@ int main(int argc, char **argv) {
                    rows[i].closure.retained, rows[i].closure.addr, rows[i].n_children,
                    rows[i].more_children);
         query_dominator_rows_free(rows, n_rows);
+    }
+    /* the era-boundary report over that tree (eras: --profiled only) */
+    if (profiled) {
+        query_leaks l;
+        reset_peak();
+        rss_before = status_kb("VmRSS:");
+        t0 = bench_now(), c0 = cpu_seconds();
+        if (query_leaks_run(bs.heap, d, NULL, NULL, &l, &err) != HS_OK) {
+            query_census_free(&census);
+            rc = bench_fail("bench_dominators", &err);
+            goto out;
+        }
+        secs = bench_now() - t0, cpu = cpu_seconds() - c0;
+        hwm = status_kb("VmHWM:");
+        printf("era-boundary report (leaks): %.3f s wall, %.3f s CPU; %" PRIu64
+               " edges in %zu groups, first %" PRIu64 " bytes",
+               secs, cpu, l.edges, l.n_groups, l.n_groups ? l.groups[0].bytes : 0);
+        if (rss_before > 0 && hwm > 0)
+            printf("; extra resident peak %.1f bytes/closure",
+                   (double)(hwm - rss_before) * 1024 / n);
+        putchar('\n');
+        query_leaks_free(&l);
     }
     query_census_free(&census);
     rc = 0;

@@ -172,3 +172,41 @@ Test(leaks, refusal_says_ghc_9_0_has_no_eras) {
               "%s", err.message);
     qh_free(q);
 }
+
+/* new (era 3) -> old (era 1) -> new -> old: the second old closure is in
+ * the first one's retained size; the group's bytes count it once (they
+ * were the sum of both retained sizes, more than the heap holds). */
+Test(leaks, nested_closures_of_a_group_count_once) {
+    qh *q = qh_new(WIRE_PROF_ERA);
+    qh_ipe(q, qh_con_info(q, "main:Main.New", 1, 0), "New_con_info", "app/New.hs:1:1-9");
+    uint64_t end = qh_static_con(q, "main:Main.End");
+    uint64_t o2 = qh_con(q, "main:Main.Old", 1, &end, 0);
+    uint64_t n2 = qh_con(q, "main:Main.New", 1, &o2, 0);
+    uint64_t o1 = qh_con(q, "main:Main.Old", 1, &n2, 0);
+    uint64_t n1 = qh_con(q, "main:Main.New", 1, &o1, 0);
+    qh_set_era(q, n1, 3);
+    qh_set_era(q, n2, 3);
+    qh_set_era(q, o1, 1);
+    qh_set_era(q, o2, 1);
+    qh_root(q, n1);
+    heap *h = qh_open(q);
+    hs_error err = {0};
+    query_dominators *d = NULL;
+    cr_assert_eq(query_dominators_run(h, NULL, NULL, &d, &err), HS_OK, "%s", err.message);
+    query_leaks l;
+    cr_assert_eq(query_leaks_run(h, d, NULL, NULL, &l, &err), HS_OK, "%s", err.message);
+    cr_assert_eq(l.n_groups, 1);
+    const query_leak_group *g = &l.groups[0];
+    cr_expect_str_eq(g->retainer, "app/New.hs:1:1-9");
+    cr_expect_str_eq(g->retained, "main:Main:Old");
+    cr_expect_eq(g->edges, 2);
+    cr_expect_eq(g->older, 2);
+    uint64_t whole = retained_of(d, o1);
+    cr_expect_gt(whole, retained_of(d, n2)); /* o1 holds n2, which holds o2 */
+    cr_expect_gt(retained_of(d, n2), retained_of(d, o2));
+    cr_expect_eq(g->bytes, whole, "%lu != %lu", (unsigned long)g->bytes, (unsigned long)whole);
+    cr_expect_eq(l.bytes, whole);
+    query_leaks_free(&l);
+    query_dominators_free(d);
+    qh_free(q);
+}
