@@ -23,6 +23,10 @@ int cli_run_census(const char *target, const cli_common *common, query_census_sp
  * usage message. */
 int cli_census_parse_by(const char *text, query_census_spec *spec);
 
+/* Text output: the line "counting closures with F1 AND F2" (nothing
+ * without filters). */
+void cli_census_print_filters(const query_filters *f);
+
 /* The --sort column (default bytes); 0, or 2 after a usage message. */
 int cli_census_column(const cli_common *common, query_census_column *out);
 

@@ -71,6 +71,16 @@ static void print_json(const query_census *c, const query_census_spec *spec,
     puts("}");
 }
 
+void cli_census_print_filters(const query_filters *f) {
+    char d[512];
+    for (size_t i = 0; i < query_filters_count(f); i++) {
+        query_filters_describe(f, i, d, sizeof d);
+        printf("%s%s", i ? " AND " : "counting closures with ", d);
+    }
+    if (query_filters_count(f))
+        putchar('\n');
+}
+
 static void row_text(const query_census_row *r, int indent) {
     printf("%14" PRIu64 " %11" PRIu64 " %9" PRIu64 " %9.1f  %*s%s\n", r->bytes, r->count, r->max,
            average(r), indent, "", r->key);
@@ -85,13 +95,7 @@ static void print_text(const query_census *c, const query_census_spec *spec,
         printf(" (of %" PRIu64 " %s visited)", c->visited,
                hs_plural(c->visited, "closure", "closures"));
     putchar('\n');
-    char d[512];
-    for (size_t i = 0; i < query_filters_count(spec->filters); i++) {
-        query_filters_describe(spec->filters, i, d, sizeof d);
-        printf("%s%s", i ? " AND " : "counting closures with ", d);
-    }
-    if (query_filters_count(spec->filters))
-        putchar('\n');
+    cli_census_print_filters(spec->filters);
     printf("%14s %11s %9s %9s  %s\n", "bytes", "count", "max", "avg", v->key_heading);
     size_t shown = shown_of(c->n_rows, common->top);
     for (size_t i = 0; i < shown; i++) {

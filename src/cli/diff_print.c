@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "census.h"
 #include "diff_cli.h"
 #include "heapscope/plural.h"
 #include "output.h"
@@ -91,13 +92,7 @@ void cli_diff_print_text(const diff_result *d) {
     const query_census *a = &d->a->census, *b = &d->b->census;
     printf("change: %+" PRId64 " closures, %+" PRId64 " bytes\n",
            (int64_t)(b->total_count - a->total_count), (int64_t)(b->total_bytes - a->total_bytes));
-    char desc[512];
-    for (size_t i = 0; i < query_filters_count(spec->filters); i++) {
-        query_filters_describe(spec->filters, i, desc, sizeof desc);
-        printf("%s%s", i ? " AND " : "counting closures with ", desc);
-    }
-    if (query_filters_count(spec->filters))
-        putchar('\n');
+    cli_census_print_filters(spec->filters);
     printf("%14s %14s %14s %11s %11s %11s  %s%s%s\n", "bytes A", "bytes B", "change", "count A",
            "count B", "change", query_census_by_name(spec->by[0]), spec->levels > 1 ? " / " : "",
            spec->levels > 1 ? query_census_by_name(spec->by[1]) : "");
