@@ -121,8 +121,9 @@ int main(int argc, char **argv) {
         secs = bench_now() - t0, cpu = cpu_seconds() - c0;
         hwm = status_kb("VmHWM:");
         printf("era-boundary report (leaks): %.3f s wall, %.3f s CPU; %" PRIu64
-               " edges in %zu groups, first %" PRIu64 " bytes",
-               secs, cpu, l.edges, l.n_groups, l.n_groups ? l.groups[0].bytes : 0);
+               " edges in %zu groups, %" PRIu64 " bytes retained only through them, "
+               "the first group %" PRIu64,
+               secs, cpu, l.edges, l.n_groups, l.bytes, l.n_groups ? l.groups[0].bytes : 0);
         if (rss_before > 0 && hwm > 0)
             printf("; extra resident peak %.1f bytes/closure",
                    (double)(hwm - rss_before) * 1024 / n);
