@@ -15,6 +15,7 @@
 #include "search.h"
 #include "tui_curses.h"
 #include "view.h"
+#include "views.h"
 
 #define C TUI_CTRL
 #define PROMPT TUI_SCOPE_PROMPT
@@ -48,12 +49,6 @@
      what " closures of at least this many bytes", fn, QUERY_FILTER_MIN_SIZE},                \
     {"Filters", verb ": closure type", {0}, EXPL, PAUSED,                                      \
      what " closures of a closure type (THUNK_2_0, ARR_WORDS, ...)", fn, QUERY_FILTER_TYPE}
-
-/* The commands that open a view, each defined in its view's file (view_*.c). */
-void tui_cmd_census(tui_app *app, int arg);
-void tui_cmd_thunks(tui_app *app, int arg);
-void tui_cmd_strings(tui_app *app, int arg);
-void tui_cmd_dump(tui_app *app, int arg);
 
 const tui_command tui_commands[] = {
     {"General", "Help", {'?'}, ANY, 0, "Show every key binding", tui_cmd_help, 0},
@@ -170,6 +165,13 @@ const tui_command tui_commands[] = {
      "The bytes of the selected ARR_WORDS (or of a string's array) in hex and text, a screen "
      "at a time",
      tui_cmd_dump, 0},
+
+    {"Leaks", "Dominators", {'D'}, EXPL, PAUSED,
+     "The closures that retain most (the bytes that would become unreachable without them): "
+     "retained and own bytes, type, closure and source location; Enter opens a closure into "
+     "what it dominates. The dominator tree is computed once per pause (Esc cancels); then the "
+     "details pane shows retained sizes too",
+     tui_cmd_dominators, 0},
 
     FILTER_COMMANDS("Add filter", "Keep only", tui_cmd_add_filter),
     FILTER_COMMANDS("Add exclusion", "Leave out", tui_cmd_add_exclusion),

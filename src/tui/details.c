@@ -130,6 +130,12 @@ static void closure_items(tui_app *app, items *s, const tui_node *n) {
     item *sz = add(s, "Size", TUI_ROLE_DETAILS);
     if (sz)
         size_text(d.size, sz->value, sizeof sz->value);
+    query_dominated dom; /* only once the dominator tree was computed for this pause */
+    item *ret = app->ex.dominators && query_dominators_get(app->ex.dominators, n->addr, &dom)
+                    ? add(s, "Retained", TUI_ROLE_DETAILS)
+                    : NULL;
+    if (ret)
+        size_text(dom.retained, ret->value, sizeof ret->value);
     prof_items(s, &d.prof);
     ipe_items(s, &d);
 }

@@ -36,6 +36,8 @@ void tui_explorer_reset(tui_explorer *ex) {
     tui_view_free(roots_view(ex));
     ex->roots = NULL;
     ex->n_hist = ex->pos = 0;
+    query_dominators_free(ex->dominators);
+    ex->dominators = NULL;
     for (size_t i = 0; i < ex->n_cc_strings; i++)
         free(ex->cc_strings[i]);
     free(ex->cc_strings);

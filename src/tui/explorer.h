@@ -37,6 +37,7 @@ typedef struct tui_explorer {
     bool era_colors;
     bool details;
     int64_t paused_at;       /* Unix time of the pause shown (a snapshot's own) */
+    query_dominators *dominators; /* of the pause shown, once computed (view_dominators.c) */
     char find[256];
     bool find_shown;         /* rows highlight the find text (until Esc) */
     u64map cc_text;          /* CCS / CC address -> index in cc_strings + 1 */

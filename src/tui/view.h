@@ -7,10 +7,12 @@
  * a census) live in the explorer's history, which holds any kind.
  *
  * Adding a view: a view_NAME.c that fills a tui_view_ops and defines the
- * command opening it (which pushes the view with tui_explorer_push), that
- * command's row in commands.c's table (with its prototype beside the
- * others there), and the file in meson.build. Keys that act on the
- * selection (move, Enter, sort, find) arrive as requests. */
+ * command opening it (which pushes the view with tui_explorer_push), the
+ * command's prototype in views.h, its row in commands.c's table (the man
+ * page's KEYS and README follow from the table: see tests/tui/
+ * test_keys_doc.py), the file in meson.build, and a tmux test in
+ * tests/tui/. Keys that act on the selection (move, Enter, sort, find)
+ * arrive as requests. */
 #ifndef HEAPSCOPE_TUI_VIEW_H
 #define HEAPSCOPE_TUI_VIEW_H
 

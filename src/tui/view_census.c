@@ -20,6 +20,7 @@
 #include "tree_view.h"
 #include "tui_curses.h"
 #include "view.h"
+#include "views.h"
 
 #define BAR_COLS 10
 #define NUM_COLS 42 /* count, bytes, max, avg: 11 + 11 + 10 + 10 */

@@ -13,6 +13,7 @@
 #include "heapscope/closure_type.h"
 #include "tui_curses.h"
 #include "view.h"
+#include "views.h"
 
 #define PER_LINE 16
 #define LINE_BYTES_MAX (PER_LINE * 512) /* a screen of at most 512 lines */

@@ -18,6 +18,7 @@
 #include "tree_view.h"
 #include "tui_curses.h"
 #include "view.h"
+#include "views.h"
 
 enum { COL_WASTED, COL_BYTES, COL_COUNT, COL_LENGTH, COL_VALUE, N_COLS };
 static const char *const col_names[N_COLS] = {"wasted", "bytes", "count", "length", "value"};

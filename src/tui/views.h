@@ -1,0 +1,22 @@
+/* The commands that open a view, each defined in its view's file
+ * (view_*.c); commands.c's table binds keys to them. Adding a view adds
+ * its command here, not in commands.c (view.h says what else it takes). */
+#ifndef HEAPSCOPE_TUI_VIEWS_H
+#define HEAPSCOPE_TUI_VIEWS_H
+
+#include "heapscope/query.h"
+#include "heapscope/status.h"
+
+typedef struct tui_app tui_app;
+
+void tui_cmd_census(tui_app *app, int arg);
+void tui_cmd_thunks(tui_app *app, int arg);
+void tui_cmd_strings(tui_app *app, int arg);
+void tui_cmd_dump(tui_app *app, int arg);
+void tui_cmd_dominators(tui_app *app, int arg);
+
+/* view_dominators.c: the dominator tree of the pause on screen, computed
+ * once per pause (Esc cancels) and kept by the explorer until it resumes. */
+hs_status tui_dominators_compute(tui_app *app, hs_error *err);
+
+#endif

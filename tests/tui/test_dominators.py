@@ -1,0 +1,75 @@
+"""The dominator view (issue 12 §1): D lists the closures that retain most,
+row by row the numbers `heapscope dominators --json` gives for the same
+heap; Enter opens a row into what it immediately dominates (the CLI's
+"dominated" list); the details pane shows a closure's retained size only
+once the tree was computed for this pause."""
+import json
+import re
+import subprocess
+
+import harness
+from harness import TuiCase
+
+# retained, own bytes, then the open mark, the closure type and its text
+ROW = re.compile(r"^[ >]?\s*(\d+)\s+(\d+)  ( *)(?:[▸▾+-] |  )(\S+) (.*?)\s*$")
+TOP = 12
+
+
+def rows(screen):
+    """[(retained, own, indent, type, text)] of the view's rows on screen."""
+    out = []
+    for line in screen.lines[1:]:
+        m = ROW.match(line)
+        if m:
+            out.append((int(m.group(1)), int(m.group(2)), len(m.group(3)), m.group(4),
+                        m.group(5)))
+    return out
+
+
+class Dominators(TuiCase):
+    def cli(self, d):
+        """The CLI's top rows (it pauses and resumes the debuggee itself)."""
+        out = subprocess.run([harness.HEAPSCOPE, "dominators", d.socket, "--json", "--top",
+                              str(TOP)], capture_output=True, text=True, timeout=120, check=True)
+        return json.loads(out.stdout)
+
+    def test_rows_are_the_cli_tree(self):
+        d = self.debuggee()
+        want = self.cli(d)
+        t = self.paused(d, height=45, width=160)
+        # before the tree is computed the details pane says nothing of retained sizes
+        t.keys("Down")  # a selection: the details pane shows it
+        s = t.wait_text("Closure type", what="the details pane")
+        self.assertNotIn("Retained", s.text)
+        t.keys("D")
+        s = t.wait(lambda s: len(rows(s)) >= TOP, "the dominator view", timeout=120)
+        self.assertIn("Dominators", s.lines[0])
+        self.assertIn("%d closures, %d bytes" % (want["closures"], want["bytes"]), s.lines[0])
+        shown = rows(s)[:TOP]
+        for got, row in zip(shown, want["top"]):
+            c = row["closure"]
+            self.assertEqual((got[0], got[1], got[2], got[3]), (row["retained"], c["size"], 0, c["type"]),
+                             s.dump())
+            self.assertTrue(got[4].startswith(c["label"][:20]), s.dump())
+        # Enter on the first row: its dominated children, indented, largest first
+        t.keys("g", "Enter")
+        first = want["top"][0]
+        n = len(first["dominated"])
+        s = t.wait(lambda s: len(rows(s)) > 1 and rows(s)[1][2] > 0, "the first row opened")
+        children = rows(s)[1:1 + n]
+        self.assertEqual([(c[0], c[1], c[3]) for c in children],
+                         [(k["retained"], k["closure"]["size"], k["closure"]["type"])
+                          for k in first["dominated"]], s.dump())
+        self.assertTrue(all(c[2] == 2 for c in children), s.dump())
+        self.assertEqual(rows(s)[1 + n][2], 0, "the next top-level row follows:\n" + s.dump())
+        # Left closes it again
+        t.keys("Left")
+        s = t.wait(lambda s: rows(s) and rows(s)[1][2] == 0, "the first row closed")
+        # back in the roots tree, the details pane has the retained size now
+        t.keys("M-Left")
+        t.wait_text(d.plan["leak"]["root"], what="the roots tree")
+        t.wait_text("Retained", what="the retained size in the details pane")
+
+
+if __name__ == "__main__":
+    harness.main()
