@@ -142,6 +142,10 @@ const tui_command tui_commands[] = {
      "Retainers of ARR_WORDS of at least a size", tui_cmd_find_large, 0},
     {"Search", "Search with filters", {C('f')}, EXPL, PAUSED,
      "Retainers of the closures that pass every active filter", tui_cmd_search, 0},
+    {"Search", "Merged paths", {'m'}, EXPL, PAUSED,
+     "On a search's results, switch between the list of matches and the prefix tree of their "
+     "retainer paths: each closure once, with the matches at or below it and their bytes",
+     tui_cmd_merged, 0},
     {"Search", "Set search limit", {C('l')}, EXPL, PAUSED,
      "Most matches a search shows (0 for no limit; default 100)", tui_cmd_limit, 0},
 

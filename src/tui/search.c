@@ -18,6 +18,7 @@
 #include "term.h"
 #include "tree_view.h"
 #include "view.h"
+#include "views.h"
 
 static const char *prompt_text(query_filter_kind k) {
     switch (k) {
@@ -281,6 +282,11 @@ static bool on_match(void *ctx, heap *h, const query_match *m) {
     }
     tui_tree_node(&v->tree, id)->flags = TUI_NODE_MATCH | (keep->n_newer ? TUI_NODE_LEAK : 0);
     v->n_matches++;
+    hs_error err = {0};
+    if (v->merged && query_merged_add(tui_merged_ref_tree(v->merged), m, &err) != HS_OK) {
+        tui_merged_ref_drop(v->merged); /* the list stays; only the merged paths go */
+        v->merged = NULL;
+    }
     return !tui_progress_poll();
 }
 
@@ -359,6 +365,8 @@ void tui_search_run(tui_app *app, const tui_filter_spec *extra, size_t n_extra,
         return;
     }
     search_ctx x = {.app = app, .v = tui_tree_view_new("Nothing matched.")};
+    if (x.v)
+        x.v->merged = tui_merged_ref_new(); /* NULL: no merged paths, the list still works */
     if (!x.v) {
         query_filters_free(filters);
         tui_app_message(app, TUI_ROLE_ERROR, "out of memory");
@@ -378,6 +386,11 @@ void tui_search_run(tui_app *app, const tui_filter_spec *extra, size_t n_extra,
         return;
     }
     tui_tree_view *v = x.v;
+    hs_error merge_err = {0};
+    if (v->merged && query_merged_finish(tui_merged_ref_tree(v->merged), &merge_err) != HS_OK) {
+        tui_merged_ref_drop(v->merged);
+        v->merged = NULL;
+    }
     char what[200];
     tui_filters_text(filters, what, sizeof what);
     snprintf(v->base.title, sizeof v->base.title, "%s%s", title ? title : "Retainers of ", what);

@@ -25,6 +25,9 @@ typedef struct tui_match {
     bool from_saved; /* the path starts at a saved object, not a GC root */
 } tui_match;
 
+/* A search's merged paths, shared by its list and merged views (view_merged.c). */
+typedef struct tui_merged_ref tui_merged_ref;
+
 typedef struct tui_tree_view {
     tui_view base;
     tui_tree tree;
@@ -35,6 +38,7 @@ typedef struct tui_tree_view {
     size_t n_steps, steps_cap;
     tui_match *matches;
     size_t n_matches, matches_cap;
+    tui_merged_ref *merged; /* a search's paths merged (NULL for the roots) */
 } tui_tree_view;
 
 /* Node kinds and flags of the explorer's trees. */

@@ -11,12 +11,14 @@
 #include "term.h"
 #include "tree_view.h"
 #include "view.h"
+#include "views.h"
 
 static void tree_free(tui_view *base) {
     tui_tree_view *v = (tui_tree_view *)base;
     tui_tree_free(&v->tree);
     free(v->steps);
     free(v->matches);
+    tui_merged_ref_drop(v->merged);
     free(v);
 }
 

@@ -14,6 +14,14 @@ void tui_cmd_thunks(tui_app *app, int arg);
 void tui_cmd_strings(tui_app *app, int arg);
 void tui_cmd_dump(tui_app *app, int arg);
 void tui_cmd_dominators(tui_app *app, int arg);
+void tui_cmd_merged(tui_app *app, int arg);
+
+/* view_merged.c: a search's merged paths, shared (counted) by the views
+ * showing them. */
+typedef struct tui_merged_ref tui_merged_ref;
+tui_merged_ref *tui_merged_ref_new(void); /* NULL: out of memory */
+query_merged *tui_merged_ref_tree(tui_merged_ref *r);
+void tui_merged_ref_drop(tui_merged_ref *r); /* NULL is fine */
 
 /* view_dominators.c: the dominator tree of the pause on screen, computed
  * once per pause (Esc cancels) and kept by the explorer until it resumes. */
