@@ -176,6 +176,11 @@ const tui_command tui_commands[] = {
      "what it dominates. The dominator tree is computed once per pause (Esc cancels); then the "
      "details pane shows retained sizes too",
      tui_cmd_dominators, 0},
+    {"Leaks", "Leaks", {'L'}, EXPL, PAUSED | ERA,
+     "Where closures of a newer era retain older ones, grouped by the retaining closures' source "
+     "location (or info table) and the retained constructor, most bytes retained only through "
+     "them first; Enter searches a group's retaining closures and shows their paths merged",
+     tui_cmd_leaks, 0},
 
     FILTER_COMMANDS("Add filter", "Keep only", tui_cmd_add_filter),
     FILTER_COMMANDS("Add exclusion", "Leave out", tui_cmd_add_exclusion),

@@ -1,0 +1,180 @@
+/* The leaks view: the era-boundary report (query_leaks), where closures
+ * of a newer era retain older ones, grouped by the retaining closures'
+ * source location (or info table) and the retained constructor, most
+ * bytes retained only through them first. Enter searches the group's
+ * retaining closures and shows their paths merged. Needs era profiling;
+ * uses the pause's dominator tree (computed once, view_dominators.c). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "commands.h"
+#include "draw.h"
+#include "heapscope/plural.h"
+#include "search.h"
+#include "term.h"
+#include "tree_view.h"
+#include "tui_curses.h"
+#include "view.h"
+#include "views.h"
+
+typedef struct leaks_view {
+    tui_view base;
+    query_leaks leaks;
+    size_t sel, top;
+    int height;
+} leaks_view;
+
+static void leaks_free(tui_view *base) {
+    leaks_view *v = (leaks_view *)base;
+    query_leaks_free(&v->leaks);
+    free(v);
+}
+
+static void leaks_draw(tui_app *app, tui_view *base, int top, int bottom) {
+    (void)app;
+    leaks_view *v = (leaks_view *)base;
+    char buf[160];
+    snprintf(buf, sizeof buf, "%14s %10s %10s  %s", "bytes", "older", "edges",
+             "newer retainer -> older constructor retained");
+    tui_fill(top, 0, COLS, tui_attr(TUI_ROLE_NORMAL));
+    tui_put(top++, 1, buf, COLS - 1, tui_attr(TUI_ROLE_LABEL) | A_BOLD);
+    v->height = bottom - top > 1 ? bottom - top : 1;
+    size_t n = v->leaks.n_groups;
+    tui_list_scroll(&v->sel, &v->top, n, (size_t)v->height);
+    const char *arrow = tui_term_caps_get()->utf8 ? " → " : " -> ";
+    for (int r = 0; r < v->height && v->top + (size_t)r < n; r++) {
+        size_t i = v->top + (size_t)r;
+        const query_leak_group *g = &v->leaks.groups[i];
+        bool sel = i == v->sel;
+        int y = top + r, attr = tui_attr(sel ? TUI_ROLE_SELECTED : TUI_ROLE_NORMAL);
+        tui_fill(y, 0, COLS, attr);
+        snprintf(buf, sizeof buf, "%14" PRIu64 " %10" PRIu64 " %10" PRIu64 "  ", g->bytes,
+                 g->older, g->edges);
+        int x = 1 + tui_put(y, 1, buf, COLS - 1, attr);
+        x += tui_put(y, x, g->retainer, COLS - x,
+                     sel ? attr : tui_attr(g->has_position ? TUI_ROLE_LOCATION : TUI_ROLE_ADDRESS));
+        x += tui_put(y, x, arrow, COLS - x, attr);
+        tui_put(y, x, g->retained, COLS - x, sel ? attr : tui_attr(TUI_ROLE_LEAK_EDGE));
+    }
+    if (n == 0)
+        tui_put(top + 1, 2, "No closure of a newer era retains one of an older era.", COLS - 4,
+                tui_attr(TUI_ROLE_INFO));
+}
+
+/* The group's retaining closures (as `heapscope leaks` names them), their
+ * paths merged. */
+static void group_paths(tui_app *app, leaks_view *v) {
+    if (v->sel >= v->leaks.n_groups)
+        return;
+    const query_leak_group *g = &v->leaks.groups[v->sel];
+    tui_filter_spec spec = {.kind = QUERY_FILTER_INFO};
+    char *bucket = NULL;
+    if (g->has_position) {
+        size_t len = strlen(g->retainer) + sizeof "source=";
+        bucket = malloc(len);
+        if (!bucket) {
+            tui_app_message(app, TUI_ROLE_ERROR, "out of memory");
+            return;
+        }
+        snprintf(bucket, len, "source=%s", g->retainer);
+        spec = (tui_filter_spec){.kind = QUERY_FILTER_BUCKET, .long_text = bucket};
+    } else {
+        snprintf(spec.text, sizeof spec.text, "0x%" PRIx64, g->info_ptr);
+    }
+    size_t before = app->ex.pos;
+    tui_search_run(app, &spec, 1, "Retainers (leak group) of ");
+    free(bucket);
+    tui_tree_view *list = tui_tree_view_of(tui_app_view(app));
+    if (app->ex.pos != before && list && list->merged && list->n_matches)
+        tui_cmd_merged(app, 0);
+}
+
+static void find_next(tui_app *app, leaks_view *v, const char *needle) {
+    size_t n = v->leaks.n_groups;
+    for (size_t k = 1; k <= n; k++) {
+        size_t i = (v->sel + k) % n;
+        if (tui_find_ci(v->leaks.groups[i].retainer, needle) >= 0 ||
+            tui_find_ci(v->leaks.groups[i].retained, needle) >= 0) {
+            v->sel = i;
+            return;
+        }
+    }
+    tui_app_message(app, TUI_ROLE_ERROR, "'%s' is not in the groups", needle);
+}
+
+static bool leaks_request(tui_app *app, tui_view *base, tui_request req) {
+    leaks_view *v = (leaks_view *)base;
+    size_t page = v->height > 1 ? (size_t)v->height - 1 : 1;
+    if (tui_list_move(&v->sel, &v->top, v->leaks.n_groups, page, req))
+        return true;
+    switch (req) {
+    case TUI_REQ_OPEN: group_paths(app, v); return true;
+    case TUI_REQ_FIND_NEXT: find_next(app, v, app->ex.find); return true;
+    default: return false;
+    }
+}
+
+static uint64_t leaks_selected(tui_app *app, tui_view *base) {
+    (void)app;
+    leaks_view *v = (leaks_view *)base;
+    return v->sel < v->leaks.n_groups ? v->leaks.groups[v->sel].from : 0;
+}
+
+static const tui_hint leaks_hints[] = {
+    {"Expand", "merged paths"}, {"Back", "back"}, {"Help", "help"},
+    {"Command palette", "commands"}, {"Quit", "quit"}, {NULL, NULL}};
+
+static const tui_view_ops leaks_ops = {
+    .kind = "leaks",
+    .scope = TUI_SCOPE_EXPLORER,
+    .title = tui_explorer_title,
+    .draw = leaks_draw,
+    .request = leaks_request,
+    .selected = leaks_selected,
+    .hints = leaks_hints,
+    .free = leaks_free,
+};
+
+static bool on_progress(void *ctx, uint64_t done) {
+    (void)ctx;
+    return tui_progress("era boundaries", done, "closures");
+}
+
+void tui_cmd_leaks(tui_app *app, int arg) {
+    (void)arg;
+    hs_error err = {0};
+    heap *h = session_heap(app->sess);
+    /* refused before the whole heap's dominator tree is computed */
+    if (query_leaks_usable(h, &err) != HS_OK || tui_dominators_compute(app, &err) != HS_OK) {
+        tui_app_error(app, "leaks", &err);
+        return;
+    }
+    leaks_view *v = calloc(1, sizeof *v);
+    if (!v) {
+        tui_app_message(app, TUI_ROLE_ERROR, "out of memory");
+        return;
+    }
+    v->base.ops = &leaks_ops;
+    tui_progress_begin("era boundaries");
+    hs_status st = query_leaks_run(h, app->ex.dominators, on_progress, NULL, &v->leaks, &err);
+    if (st != HS_OK) {
+        if (tui_progress_cancelled())
+            err.status = HS_ERR_CANCELLED;
+        leaks_free(&v->base);
+        tui_app_error(app, "leaks", &err);
+        return;
+    }
+    const query_leaks *l = &v->leaks;
+    snprintf(v->base.title, sizeof v->base.title,
+             "Leaks: where a newer era retains an older one");
+    snprintf(v->base.summary, sizeof v->base.summary, "%zu %s, %" PRIu64 " bytes", l->n_groups,
+             hs_plural(l->n_groups, "group", "groups"), l->bytes);
+    tui_explorer_push(app, &v->base);
+    tui_app_message(app, TUI_ROLE_INFO,
+                    "%" PRIu64 " %s from a newer era to an older one; %" PRIu64
+                    " bytes retained only through them; Enter: a group's paths merged",
+                    l->edges, hs_plural(l->edges, "edge", "edges"), l->bytes);
+}
