@@ -70,6 +70,12 @@ const tui_command tui_commands[] = {
     {"Debuggee list", "Debuggees or snapshots", {TUI_KEY_TAB}, PICK, 0,
      "Switch between the debuggee sockets and the snapshots (files and recorded pauses)",
      tui_cmd_picker_tab, 0},
+    {"Debuggee list", "Mark snapshot for diff", {'m'}, PICK, 0,
+     "Mark the selected snapshot or recorded pause as the A of a diff", tui_cmd_diff_mark, 0},
+    {"Debuggee list", "Diff with the marked snapshot", {'='}, PICK, 0,
+     "Open the selected snapshot (B) with a diff view: the census buckets by constructor that "
+     "grew or shrank from the marked one (A), grown first, as heapscope diff A B lists them",
+     tui_cmd_diff_open, 0},
 
     {"Moving", "Move up", {KEY_UP, 'k'}, NAV, PAUSED, "Select the row above", tui_cmd_request,
      TUI_REQ_UP},
