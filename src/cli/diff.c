@@ -167,13 +167,15 @@ int cli_diff(const char *a, const char *b, const cli_common *common) {
     int rc = cli_census_parse_by(common->by ? common->by : "constructor", &spec);
     if (rc != 0)
         return rc;
-    diff_side sides[2] = {{.label = "A", .given = a}, {.label = "B", .given = b}};
-    int rc_a = check_side(&sides[0], common), rc_b = check_side(&sides[1], common);
-    if (rc_a || rc_b)
-        return rc_a > rc_b ? rc_a : rc_b;
-    rc = cli_filters_build(common, &spec.filters);
+    rc = cli_filters_build(common, &spec.filters); /* usage errors before any target */
     if (rc != 0)
         return rc;
+    diff_side sides[2] = {{.label = "A", .given = a}, {.label = "B", .given = b}};
+    int rc_a = check_side(&sides[0], common), rc_b = check_side(&sides[1], common);
+    if (rc_a || rc_b) {
+        query_filters_free(spec.filters);
+        return rc_a > rc_b ? rc_a : rc_b;
+    }
     rc = read_side(&sides[0], &spec, common);
     if (rc == 0)
         rc = read_side(&sides[1], &spec, common);

@@ -202,6 +202,11 @@ class Diff(unittest.TestCase):
         self.assertEqual(self.rows_of(d), {"main:Main:Leak": (100, self.plans[0]["leak"]["bytes"],
                                                                500, self.plans[1]["leak"]["bytes"])})
 
+    def test_a_bad_filter_is_a_usage_error_before_any_side_is_opened(self):
+        r = self.hs("diff", "/nonexistent/a.sock", "/nonexistent/b.sock", "--min-size", "x")
+        self.assertEqual(r.returncode, 2)
+        self.assertNotIn("(/nonexistent/", r.stderr)
+
     def test_unreadable_sides_get_one_line_each(self):
         junk = os.path.join(self.tmp.name, "junk.snap")
         with open(junk, "w") as f:
