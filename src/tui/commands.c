@@ -100,6 +100,10 @@ const tui_command tui_commands[] = {
      "ghc-debug's snapshot directory, a name with a / is a path) and before replacing a file; "
      "on a snapshot, saves a copy",
      tui_cmd_save, 0},
+    {"Debuggee", "Diff with the previous pause", {'P'}, EXPL, PAUSED | TUI_NEED_LIVE,
+     "After resume and pause: the census buckets by constructor that grew or shrank since the "
+     "pause before (the cache's recording of it), grown first",
+     tui_cmd_diff_previous, 0},
     {"Debuggee", "Disconnect", {0}, EXPL, TUI_NEED_LEAVABLE,
      "Leave the running debuggee, or close the snapshot, and go back to the list",
      tui_cmd_disconnect, 0},

@@ -16,6 +16,7 @@
 #include "term.h"
 #include "tree_view.h"
 #include "view.h"
+#include "views.h"
 
 void tui_explorer_init(tui_explorer *ex) {
     memset(ex, 0, sizeof *ex);
@@ -145,6 +146,7 @@ void tui_cmd_resume(tui_app *app, int arg) {
         tui_app_error(app, "cannot resume", &err);
         return;
     }
+    tui_diff_note_resumed(app); /* for "Diff with the previous pause" */
     tui_app_message(app, TUI_ROLE_INFO, "resumed: the debuggee runs");
 }
 

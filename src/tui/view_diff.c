@@ -7,12 +7,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "app.h"
 #include "commands.h"
 #include "draw.h"
 #include "explorer.h"
 #include "file.h"
+#include "heapscope/cache.h"
 #include "heapscope/plural.h"
 #include "picker.h"
 #include "term.h"
@@ -164,6 +166,53 @@ static void diff_push(tui_app *app, const char *a_path, const char *a_name) {
     tui_app_message(app, TUI_ROLE_INFO, "%zu %s changed from %s (grown first), %zu unchanged",
                     v->diff.n_rows, hs_plural(v->diff.n_rows, "bucket", "buckets"), a_name,
                     v->diff.unchanged);
+}
+
+/* ---- the previous pause of a live debuggee ---------------------------------- */
+
+/* The pause recorded last before the latest resume (the cache records
+ * every pause the explorer reads), and the debuggee it is of. */
+static struct {
+    char path[4096];
+    char target[512];
+    int64_t paused_at;
+} previous;
+
+void tui_diff_note_resumed(tui_app *app) {
+    cache *c = tui_app_cache(app);
+    cache_pause_list l = {0};
+    hs_error err = {0};
+    if (!c || cache_list_pauses(c, &l, &err) != HS_OK)
+        return;
+    const char *target = session_target(app->sess);
+    for (size_t i = 0; i < l.count; i++) /* newest first */
+        if (strcmp(l.items[i].target, target) == 0 && strlen(target) < sizeof previous.target) {
+            snprintf(previous.path, sizeof previous.path, "%s", l.items[i].file);
+            snprintf(previous.target, sizeof previous.target, "%s", target);
+            previous.paused_at = l.items[i].paused_at;
+            break;
+        }
+    cache_pause_list_free(&l);
+}
+
+void tui_cmd_diff_previous(tui_app *app, int arg) {
+    (void)arg;
+    if (!previous.path[0] || strcmp(previous.target, session_target(app->sess)) != 0) {
+        tui_app_message(app, TUI_ROLE_ERROR,
+                        "no recorded pause of this debuggee before the last resume (the cache "
+                        "records each pause; resume, then pause again)");
+        return;
+    }
+    char label[96];
+    time_t t = (time_t)previous.paused_at;
+    struct tm tm;
+    if (localtime_r(&t, &tm))
+        strftime(label, sizeof label, "the previous pause (%H:%M:%S)", &tm);
+    else
+        snprintf(label, sizeof label, "the previous pause");
+    char path[sizeof previous.path];
+    memcpy(path, previous.path, sizeof path);
+    diff_push(app, path, label);
 }
 
 /* ---- the picker's commands ------------------------------------------------- */

@@ -18,6 +18,9 @@ void tui_cmd_merged(tui_app *app, int arg);
 void tui_cmd_leaks(tui_app *app, int arg);
 void tui_cmd_diff_mark(tui_app *app, int arg); /* view_diff.c, in the picker */
 void tui_cmd_diff_open(tui_app *app, int arg);
+void tui_cmd_diff_previous(tui_app *app, int arg);
+/* view_diff.c: after a resume, keeps which recorded pause was the last. */
+void tui_diff_note_resumed(tui_app *app);
 
 /* view_merged.c: a search's merged paths, shared (counted) by the views
  * showing them. */

@@ -1,6 +1,8 @@
 """The diff view (issue 12 §4): in the Snapshots tab, m marks snapshot A
 and = opens snapshot B with the census buckets by constructor that grew
-or shrank from A, row by row what `heapscope diff A B --json` gives."""
+or shrank from A, row by row what `heapscope diff A B --json` gives; on a
+live debuggee, P after resume and pause diffs with the pause before (the
+cache's recording of it)."""
 import json
 import os
 import re
@@ -57,6 +59,23 @@ class Diff(TuiCase):
         # Back: the roots of B, a snapshot opened as Enter opens it
         t.keys("M-Left")
         t.wait(lambda s: "Saved objects and GC roots" in s.lines[0], "B's roots")
+
+    def test_diff_with_the_previous_pause(self):
+        d = self.debuggee()
+        by_key = dict(d.plan["by_constructor"], **d.plan["by_type"])  # the census's keys
+        t = self.paused(d, height=40, width=160)
+        t.keys("P")  # no pause before this one
+        t.wait_text("no recorded pause of this debuggee", what="why there is no diff yet")
+        t.keys("r")
+        t.wait_regex(r"(?i)running", timeout=120, what="the running screen")
+        t.keys("p")
+        t.wait_text(d.plan["leak"]["root"], timeout=60, what="the roots after the second pause")
+        t.keys("P")
+        s = t.wait(lambda s: "Diff by constructor from the previous pause" in s.lines[0],
+                   "the diff with the previous pause", timeout=120)
+        # the synthetic heap does not change between pauses: every bucket is unchanged
+        self.assertIn("0 changed, %d unchanged" % len(by_key), s.lines[0], s.dump())
+        self.assertTrue(s.has("No bucket changed."), s.dump())
 
 
 if __name__ == "__main__":
