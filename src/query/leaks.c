@@ -4,12 +4,12 @@
  *
  * A first traversal notes each reachable closure's era and info pointer
  * by its dominator-tree number (12 bytes a closure); a second one meets
- * every edge and counts the boundary ones into groups keyed by the two
- * info pointers, with the retained size of each older closure whose
- * immediate dominator is the edge's newer closure (a dominator need not
- * be a predecessor, so the edge is what tells). The
- * groups are named once per info-pointer pair with the census's own keys,
- * and pairs whose names are the same text are merged. */
+ * every edge and counts the boundary ones into pairs keyed by the two
+ * info pointers, noting each older closure whose immediate dominator is
+ * the edge's newer closure (a dominator need not be a predecessor, so the
+ * edge is what tells). The pairs are named once each with the census's own
+ * keys, pairs whose names are the same text are merged into groups, and a
+ * walk of the dominator tree adds up each group's bytes (leaks_nest.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
