@@ -279,11 +279,13 @@ static bool dom_request(tui_app *app, tui_view *base, tui_request req) {
     switch (req) {
     case TUI_REQ_OPEN: open_row(app, v); return true;
     case TUI_REQ_CLOSE: close_sel(v); return true;
-    case TUI_REQ_CLOSE_ALL:
+    case TUI_REQ_CLOSE_ALL: /* the selection goes to its top-level row, which stays */
+        while (v->sel > 0 && v->sel < v->n_lines && v->lines[v->sel].depth > 0)
+            v->sel--;
         for (size_t i = 0; i < v->n_lines; i++)
             if (v->lines[i].depth == 0 && v->lines[i].open) {
-                if (v->sel > i)
-                    v->sel = v->sel < subtree_end(v, i) ? i : v->sel - (subtree_end(v, i) - i - 1);
+                if (i < v->sel)
+                    v->sel -= subtree_end(v, i) - i - 1;
                 close_row(v, i);
             }
         return true;

@@ -65,6 +65,12 @@ class Dominators(TuiCase):
         # Left closes it again
         t.keys("Left")
         s = t.wait(lambda s: rows(s) and rows(s)[1][2] == 0, "the first row closed")
+        # H from inside an opened row closes everything and selects that row
+        t.keys("Enter")
+        t.wait(lambda s: len(rows(s)) > 1 and rows(s)[1][2] > 0, "the first row opened again")
+        t.keys("Down", "H")
+        s = t.wait(lambda s: len(rows(s)) > 1 and rows(s)[1][2] == 0, "everything closed")
+        self.assertIn(first["closure"]["label"][:20], s.selected_text(), s.dump())
         # back in the roots tree, the details pane has the retained size now
         t.keys("M-Left")
         t.wait_text(d.plan["leak"]["root"], what="the roots tree")
