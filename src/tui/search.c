@@ -422,9 +422,14 @@ void tui_search_run(tui_app *app, const tui_filter_spec *extra, size_t n_extra,
         tui_app_message(app, TUI_ROLE_INFO, "nothing matched (%" PRIu64 " %s visited)%s",
                         stats.traversal.visited,
                         hs_plural(stats.traversal.visited, "closure", "closures"), skipped);
-    else
-        tui_app_message(app, TUI_ROLE_INFO, "%zu %s%s; Enter opens a path%s", v->n_matches,
+    else {
+        char k_merged[32], merged[64] = "";
+        if (v->merged)
+            snprintf(merged, sizeof merged, ", %s: the paths merged",
+                     tui_command_key("Merged paths", k_merged, sizeof k_merged));
+        tui_app_message(app, TUI_ROLE_INFO, "%zu %s%s; Enter opens a path%s%s", v->n_matches,
                         hs_plural(v->n_matches, "match", "matches"),
-                        stats.limit_reached ? " (the search limit)" : "", skipped);
+                        stats.limit_reached ? " (the search limit)" : "", merged, skipped);
+    }
     query_filters_free(filters);
 }
