@@ -50,7 +50,7 @@ typedef struct cli_common {
     bool no_cache;       /* --no-cache: neither read nor write the cache */
     uint64_t cache_size; /* --cache-size: cap of the cache directory, 0 = default */
     bool record;         /* --record: record the pause in the cache */
-    bool retained;       /* show: retained sizes (the whole heap's dominator tree) */
+    bool retained;       /* show, find, retainers: retained sizes (the dominator tree) */
     bool merged;         /* retainers: the prefix tree of the paths */
 } cli_common;
 

@@ -28,6 +28,26 @@ hs_status cli_dominators_compute(heap *h, query_dominators **out, hs_error *err)
     return st;
 }
 
+void cli_print_retained_text(FILE *out, const query_dominators *d, uint64_t addr) {
+    query_dominated q;
+    if (!d)
+        return;
+    if (query_dominators_get(d, addr, &q))
+        fprintf(out, "  [retains %" PRIu64 " B]", q.retained);
+    else
+        fputs("  [not reachable]", out);
+}
+
+void cli_print_retained_json(FILE *out, const query_dominators *d, uint64_t addr) {
+    query_dominated q;
+    if (!d)
+        return;
+    if (query_dominators_get(d, addr, &q))
+        fprintf(out, ", \"retained\": %" PRIu64, q.retained);
+    else
+        fputs(", \"retained\": null", out);
+}
+
 /* One closure: its retained size, then the closure as roots shows it. */
 static hs_status print_text(heap *h, heap_closure *c, const query_dominated *q,
                             const char *indent, hs_error *err) {

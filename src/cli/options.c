@@ -231,12 +231,23 @@ const cli_option cli_option_table[] = {
      "(on a start: \"gc\\-root\" or \"saved\\-object\") and\n"
      ".B closure\n"
      "(as a step of a path).\n"},
-    {"retained", 0, NULL, false, CLI_ON(SHOW), set_flag, FIELD(retained), 0, 0, 0,
-     "also the retained size and immediate dominator of each closure (computes the whole "
-     "heap's dominator tree)",
-     "also show each closure's retained size and immediate dominator (see\n"
+    {"retained", 0, NULL, false, CLI_ON(SHOW) | SEARCH, set_flag, FIELD(retained), 0, 0, 0,
+     "also the retained size of each closure (show: and its immediate dominator; find, "
+     "retainers: of each match); computes the whole heap's dominator tree",
+     "also show the retained size of each closure (see\n"
      ".BR dominators ;\n"
-     "the whole heap's dominator tree is computed first).\n"},
+     "the whole heap's dominator tree is computed first):\n"
+     ".B show\n"
+     "gives each closure's retained size and immediate dominator,\n"
+     ".B find\n"
+     "and\n"
+     ".B retainers\n"
+     "each match's retained size (\"[retains N B]\" after it; with\n"
+     ".BR \\-\\-json ,\n"
+     "a\n"
+     ".B retained\n"
+     "field on the match, null when no GC root reaches it). Not with\n"
+     ".BR \\-\\-merged .\n"},
     {"sort", 0, "COLUMN", false, CENSUSES, set_text, FIELD(sort), 0, 0, 0,
      "order rows by count, bytes (default), max, avg or key",
      "order the rows (both levels) by\n"

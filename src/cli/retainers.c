@@ -8,6 +8,7 @@
 
 #include "heapscope/closure_type.h"
 #include "heapscope/plural.h"
+#include "dominators_cli.h"
 #include "search.h"
 
 /* What the match is: its constructor name, else its closure type. */
@@ -17,7 +18,7 @@ static const char *what(const query_step *s) {
     return hs_closure_type_name(s->type);
 }
 
-static void match_text(FILE *out, heap *h, const query_match *m) {
+static void match_text(FILE *out, heap *h, const query_match *m, const query_dominators *dom) {
     const query_step *last = &m->steps[m->n_steps - 1];
     const char *start = m->from_saved_object ? "saved object" : "GC root";
     fprintf(out, "#%" PRIu64 "  %s at 0x%" PRIx64 ", %" PRIu32 " %s from a %s", m->number,
@@ -25,6 +26,7 @@ static void match_text(FILE *out, heap *h, const query_match *m) {
     if (m->n_newer_retains_older)
         fprintf(out, "; %zu %s where a newer era retains an older one",
                 m->n_newer_retains_older, hs_plural(m->n_newer_retains_older, "edge", "edges"));
+    cli_print_retained_text(out, dom, last->addr);
     fputc('\n', out);
     int width = (int)strlen(start);
     for (size_t i = 1; i < m->n_steps; i++)
@@ -42,12 +44,14 @@ static void match_text(FILE *out, heap *h, const query_match *m) {
     fputc('\n', out);
 }
 
-static void match_json(FILE *out, heap *h, const query_match *m) {
+static void match_json(FILE *out, heap *h, const query_match *m, const query_dominators *dom) {
     fprintf(out,
             "{\"number\": %" PRIu64 ", \"depth\": %" PRIu32 ", \"start\": \"%s\", "
-            "\"newer_retains_older\": %zu, \"path\": [",
+            "\"newer_retains_older\": %zu",
             m->number, m->depth, m->from_saved_object ? "saved-object" : "gc-root",
             m->n_newer_retains_older);
+    cli_print_retained_json(out, dom, m->steps[m->n_steps - 1].addr);
+    fputs(", \"path\": [", out);
     for (size_t i = 0; i < m->n_steps; i++) {
         fputs(i ? ",\n    " : "\n    ", out);
         cli_print_step_json(out, h, &m->steps[i], true);

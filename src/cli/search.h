@@ -11,12 +11,14 @@
 typedef struct cli_search_view {
     bool paths;                                        /* record and show paths */
     const char *title;                                 /* text header, or NULL for none */
-    void (*text)(FILE *out, heap *h, const query_match *m); /* one match as text */
-    void (*json)(FILE *out, heap *h, const query_match *m); /* one match as a JSON object */
+    /* one match as text, as a JSON object; dom: the dominator tree with
+     * --retained, else NULL */
+    void (*text)(FILE *out, heap *h, const query_match *m, const query_dominators *dom);
+    void (*json)(FILE *out, heap *h, const query_match *m, const query_dominators *dom);
 } cli_search_view;
 
-/* Builds the filters (exit 2 on a bad one), opens the session, runs the
- * search printing each match, prints the totals, closes the session.
+/* Builds the filters (exit 2 on a bad one), opens the session, computes
+ * the dominator tree with --retained, runs the search printing each match, prints the totals, closes the session.
  * Returns the exit status. */
 int cli_run_search(const char *target, const cli_common *common, const cli_search_view *v);
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "heapscope/plural.h"
+#include "dominators_cli.h"
 #include "merged_cli.h"
 #include "output.h"
 #include "search.h"
@@ -14,6 +15,7 @@ typedef struct print_ctx {
     const cli_search_view *v;
     bool json;
     query_merged *merged; /* --merged: matches go into the tree, printed at the end */
+    const query_dominators *dom; /* --retained */
     hs_status st;
     hs_error err;
 } print_ctx;
@@ -26,9 +28,9 @@ static bool print_match(void *ctx, heap *h, const query_match *m) {
     }
     if (p->json) {
         fputs(m->number > 1 ? ",\n  " : "\n  ", stdout);
-        p->v->json(stdout, h, m);
+        p->v->json(stdout, h, m, p->dom);
     } else {
-        p->v->text(stdout, h, m);
+        p->v->text(stdout, h, m, p->dom);
     }
     return true;
 }
@@ -81,13 +83,18 @@ static void print_tail(const query_search_stats *st, const cli_common *common) {
 }
 
 int cli_run_search(const char *target, const cli_common *common, const cli_search_view *v) {
+    if (common->merged && common->retained) {
+        fprintf(stderr, "heapscope: --retained does not apply to --merged paths\n");
+        return 2;
+    }
     query_filters *filters;
     cli_session s;
     int rc = cli_open_with_filters(target, common, &filters, &s);
     if (rc != 0)
         return rc;
     hs_error err = {0};
-    print_ctx pc = {v, common->json, NULL, HS_OK, {0}};
+    print_ctx pc = {v, common->json, NULL, NULL, HS_OK, {0}};
+    query_dominators *dom = NULL;
     if (common->merged && v->paths && query_merged_new(&pc.merged, &err) != HS_OK) {
         cli_session_close(&s, common, &err);
         query_filters_free(filters);
@@ -101,6 +108,9 @@ int cli_run_search(const char *target, const cli_common *common, const cli_searc
     /* checked before printing anything, so an era filter on a debuggee
      * without eras gives just the error */
     hs_status st = query_filters_prepare(filters, s.heap, &err);
+    if (st == HS_OK && common->retained)
+        st = cli_dominators_compute(s.heap, &dom, &err);
+    pc.dom = dom;
     if (st == HS_OK) {
         print_head(filters, common, v, pc.merged != NULL);
         st = query_search_run(s.heap, &q, &stats, &err);
@@ -115,6 +125,7 @@ int cli_run_search(const char *target, const cli_common *common, const cli_searc
             st = cli_print_merged(stdout, s.heap, pc.merged, common->json, &err);
     }
     query_merged_free(pc.merged);
+    query_dominators_free(dom);
     if (tty)
         fputs("\r\033[K", stderr);
     if (st == HS_OK)

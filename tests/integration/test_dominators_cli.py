@@ -153,6 +153,44 @@ class PlantedDominators(PlantedCase):
         self.assertEqual(r.returncode, 2)
         self.assertIn("--top", r.stderr)
 
+    def test_retainers_and_find_retained(self):
+        # each Leak of the planted list retains itself and its I# box when
+        # the box is on the heap; together exactly the list's Leaks and boxes
+        boxes = sum(1 for i in range(1, LEAKS + 1) if i > INTLIKE_MAX)
+        out = self.json_of("retainers", "--exact", "Leak", "--limit", "0", "--retained")
+        planted = [m for m in out["matches"] if m["start"] == "gc-root"]
+        self.assertEqual(len(planted), LEAKS)
+        for m in planted:
+            self.assertIn(m["retained"], (LEAK, LEAK + IBOX))
+        self.assertEqual(sum(m["retained"] for m in planted), LEAKS * LEAK + boxes * IBOX)
+        orphan = [m for m in out["matches"] if m["start"] == "saved-object"][0]
+        self.assertEqual(orphan["retained"], LEAK)  # its I# 0 is static
+        # find gives the same sizes, the same as show --retained
+        found = self.json_of("find", "--exact", "Leak", "--limit", "0", "--retained")
+        by_addr = {m["closure"]["address"]: m["retained"] for m in found["matches"]}
+        self.assertEqual(by_addr, {m["path"][-1]["address"]: m["retained"]
+                                   for m in out["matches"]})
+        first = planted[0]["path"][-1]["address"]
+        self.assertEqual(by_addr[first], self.show(first, 0)["retained"])
+        # without the option, no field
+        plain = self.json_of("find", "--exact", "Leak", "--limit", "1")
+        self.assertNotIn("retained", plain["matches"][0])
+
+    def test_retained_text_and_merged(self):
+        r = run("find", self.debuggee.socket, "--exact", "Leak", "--limit", "3", "--retained")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = [l for l in r.stdout.splitlines() if "Leak" in l]
+        self.assertEqual(len(lines), 3)
+        for line in lines:
+            self.assertRegex(line, r"  \[retains (24|40) B\]$")
+        r = run("retainers", self.debuggee.socket, "--exact", "Leak", "--limit", "1",
+                "--retained")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout.splitlines()[1], r"^#1  Leak at .*  \[retains (24|40) B\]$")
+        r = run("retainers", self.debuggee.socket, "--exact", "Leak", "--merged", "--retained")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--retained does not apply to --merged", r.stderr)
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
