@@ -420,6 +420,8 @@ typedef struct query_census_row {
     uint64_t count;
     uint64_t bytes;
     uint64_t max;                       /* largest single closure; average = bytes / count */
+    uint64_t retained;                  /* first level, after query_census_retained: the
+                                           bytes its closures keep alive together */
     struct query_census_row *children;  /* two levels: the second level's rows of the
                                            closures of this row, else NULL */
     size_t n_children;
@@ -458,6 +460,13 @@ hs_status query_census_compute(heap *h, const query_census_spec *spec, query_cen
 hs_status query_census_run(heap *h, query_census_by by, const query_traversal *progress_only,
                            query_census *out, hs_error *err);
 void query_census_free(query_census *c);
+/* Sets each first-level row's retained: the bytes of the union of the
+ * dominator subtrees of its closures (a closure inside another of the same
+ * row counted once); d is h's dominator tree (query_dominators_run), c
+ * the census computed with spec (filters prepared). Decodes each closure
+ * the tree holds once more. */
+hs_status query_census_retained(heap *h, const query_dominators *d,
+                                const query_census_spec *spec, query_census *c, hs_error *err);
 
 typedef enum query_census_column {
     QUERY_CENSUS_COL_COUNT,
@@ -465,10 +474,12 @@ typedef enum query_census_column {
     QUERY_CENSUS_COL_MAX,
     QUERY_CENSUS_COL_AVG,  /* bytes / count */
     QUERY_CENSUS_COL_KEY,  /* strcmp order */
+    QUERY_CENSUS_COL_RETAINED, /* query_census_retained's */
     QUERY_CENSUS_COL_COUNT_
 } query_census_column;
 
-/* Sorts both levels by column (ties by key ascending, then stable). */
+/* Sorts both levels by column (ties by key ascending, then stable); by
+ * retained, the second level by bytes. */
 void query_census_sort(query_census *c, query_census_column column, bool descending);
 /* "count", "bytes", "max", "avg", "key" -> value; false when unknown. */
 bool query_census_column_from_name(const char *name, query_census_column *out);

@@ -44,7 +44,8 @@ int cli_census_parse_by(const char *text, query_census_spec *spec) {
 int cli_census_column(const cli_common *common, query_census_column *out) {
     const char *name = common->sort ? common->sort : "bytes";
     if (!query_census_column_from_name(name, out)) {
-        fprintf(stderr, "heapscope: --sort wants count, bytes, max, avg or key, not '%s'\n",
+        fprintf(stderr,
+                "heapscope: --sort wants count, bytes, max, avg, key or retained, not '%s'\n",
                 name);
         return 2;
     }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "census.h"
+#include "dominators_cli.h"
 #include "heapscope/plural.h"
 #include "output.h"
 
@@ -25,14 +26,18 @@ static double average(const query_census_row *r) {
     return r->count ? (double)r->bytes / (double)r->count : 0;
 }
 
-/* One row (level 0 or 1) with its children, as a JSON object. */
+/* One row (level 0 or 1) with its children, as a JSON object; retained:
+ * the first level's retained bytes are shown. */
 static void row_json(const query_census_row *r, const query_census_spec *spec, size_t level,
-                     long top) {
+                     long top, bool retained) {
     fputs("{\"key\": ", stdout);
     cli_json_string(stdout, r->key);
     printf(", \"count\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"max\": %" PRIu64
-           ", \"avg\": %.1f, \"bucket\": ",
+           ", \"avg\": %.1f, ",
            r->count, r->bytes, r->max, average(r));
+    if (retained && level == 0)
+        printf("\"retained\": %" PRIu64 ", ", r->retained);
+    fputs("\"bucket\": ", stdout);
     char bucket[600];
     snprintf(bucket, sizeof bucket, "%s=%s", query_census_by_name(spec->by[level]), r->key);
     cli_json_string(stdout, bucket);
@@ -41,7 +46,7 @@ static void row_json(const query_census_row *r, const query_census_spec *spec, s
         size_t shown = shown_of(r->n_children, top);
         for (size_t k = 0; k < shown; k++) {
             fputs(k ? ",\n    " : "\n    ", stdout);
-            row_json(&r->children[k], spec, level + 1, top);
+            row_json(&r->children[k], spec, level + 1, top, retained);
         }
         fputs("]", stdout);
     }
@@ -49,7 +54,7 @@ static void row_json(const query_census_row *r, const query_census_spec *spec, s
 }
 
 static void print_json(const query_census *c, const query_census_spec *spec,
-                       query_census_column column, const cli_common *common) {
+                       query_census_column column, const cli_common *common, bool retained) {
     fputs("{\"by\": \"", stdout);
     for (size_t l = 0; l < spec->levels; l++)
         printf("%s%s", l ? "," : "", query_census_by_name(spec->by[l]));
@@ -64,7 +69,7 @@ static void print_json(const query_census *c, const query_census_spec *spec,
     size_t shown = shown_of(c->n_rows, common->top);
     for (size_t i = 0; i < shown; i++) {
         fputs(i ? ",\n  " : "\n  ", stdout);
-        row_json(&c->rows[i], spec, 0, common->top);
+        row_json(&c->rows[i], spec, 0, common->top, retained);
     }
     printf("%s], \"unreadable\": ", shown ? "\n" : "");
     cli_json_unreadable(stdout, &c->unreadable);
@@ -81,13 +86,18 @@ void cli_census_print_filters(const query_filters *f) {
         putchar('\n');
 }
 
-static void row_text(const query_census_row *r, int indent) {
+/* retained: the column is shown (blank on the second level). */
+static void row_text(const query_census_row *r, int indent, bool retained) {
+    if (retained && indent)
+        printf("%14s ", "");
+    else if (retained)
+        printf("%14" PRIu64 " ", r->retained);
     printf("%14" PRIu64 " %11" PRIu64 " %9" PRIu64 " %9.1f  %*s%s\n", r->bytes, r->count, r->max,
            average(r), indent, "", r->key);
 }
 
 static void print_text(const query_census *c, const query_census_spec *spec,
-                       const cli_census_view *v, const cli_common *common) {
+                       const cli_census_view *v, const cli_common *common, bool retained) {
     printf("%s: %" PRIu64 " %s, %" PRIu64 " bytes", v->title, c->total_count,
            hs_plural(c->total_count, v->one ? v->one : "closure", v->many ? v->many : "closures"),
            c->total_bytes);
@@ -96,16 +106,18 @@ static void print_text(const query_census *c, const query_census_spec *spec,
                hs_plural(c->visited, "closure", "closures"));
     putchar('\n');
     cli_census_print_filters(spec->filters);
+    if (retained)
+        printf("%14s ", "retained");
     printf("%14s %11s %9s %9s  %s\n", "bytes", "count", "max", "avg", v->key_heading);
     size_t shown = shown_of(c->n_rows, common->top);
     for (size_t i = 0; i < shown; i++) {
         const query_census_row *r = &c->rows[i];
-        row_text(r, 0);
+        row_text(r, 0, retained);
         size_t kids = shown_of(r->n_children, common->top);
         for (size_t k = 0; k < kids; k++)
-            row_text(&r->children[k], 2);
+            row_text(&r->children[k], 2, retained);
         if (kids < r->n_children)
-            printf("%47s(%zu more)\n", "", r->n_children - kids);
+            printf("%*s(%zu more)\n", retained ? 62 : 47, "", r->n_children - kids);
     }
     if (shown < c->n_rows)
         printf("(%zu more rows; --top 0 shows all)\n", c->n_rows - shown);
@@ -128,18 +140,29 @@ int cli_run_census(const char *target, const cli_common *common, query_census_sp
     spec->filters = filters;
     spec->progress = show_progress;
     spec->progress_ctx = &tty;
+    /* --sort retained implies --retained */
+    bool retained = common->retained || column == QUERY_CENSUS_COL_RETAINED;
     query_census census;
+    query_dominators *dom = NULL;
     hs_status st = query_census_compute(s.heap, spec, &census, &err);
     if (tty)
         fputs("\r\033[K", stderr);
+    if (st == HS_OK && retained) {
+        st = cli_dominators_compute(s.heap, &dom, &err);
+        if (st == HS_OK)
+            st = query_census_retained(s.heap, dom, spec, &census, &err);
+        if (st != HS_OK)
+            query_census_free(&census);
+    }
     if (st == HS_OK) {
         query_census_sort(&census, column, column != QUERY_CENSUS_COL_KEY);
         if (common->json)
-            print_json(&census, spec, column, common);
+            print_json(&census, spec, column, common, retained);
         else
-            print_text(&census, spec, v, common);
+            print_text(&census, spec, v, common, retained);
         query_census_free(&census);
     }
+    query_dominators_free(dom);
     fflush(stdout);
     hs_error close_err = {0};
     hs_status cst = cli_session_close(&s, common, &close_err);

@@ -231,9 +231,10 @@ const cli_option cli_option_table[] = {
      "(on a start: \"gc\\-root\" or \"saved\\-object\") and\n"
      ".B closure\n"
      "(as a step of a path).\n"},
-    {"retained", 0, NULL, false, CLI_ON(SHOW) | SEARCH, set_flag, FIELD(retained), 0, 0, 0,
+    {"retained", 0, NULL, false, CLI_ON(SHOW) | SEARCH | CENSUSES, set_flag, FIELD(retained), 0, 0, 0,
      "also the retained size of each closure (show: and its immediate dominator; find, "
-     "retainers: of each match); computes the whole heap's dominator tree",
+     "retainers: of each match; census, thunks: of each row's closures together); computes "
+     "the whole heap's dominator tree",
      "also show the retained size of each closure (see\n"
      ".BR dominators ;\n"
      "the whole heap's dominator tree is computed first):\n"
@@ -246,19 +247,30 @@ const cli_option cli_option_table[] = {
      ".BR \\-\\-json ,\n"
      "a\n"
      ".B retained\n"
-     "field on the match, null when no GC root reaches it). Not with\n"
-     ".BR \\-\\-merged .\n"},
+     "field on the match, null when no GC root reaches it; not with\n"
+     ".BR \\-\\-merged ),\n"
+     ".B census\n"
+     "and\n"
+     ".B thunks\n"
+     "a first column (and JSON field)\n"
+     ".B retained\n"
+     "on each first-level row: the bytes its closures keep alive together, the\n"
+     "union of their dominator subtrees (a closure inside another of the same\n"
+     "row counted once).\n"},
     {"sort", 0, "COLUMN", false, CENSUSES, set_text, FIELD(sort), 0, 0, 0,
-     "order rows by count, bytes (default), max, avg or key",
+     "order rows by count, bytes (default), max, avg, key or retained (implies --retained)",
      "order the rows (both levels) by\n"
      ".BR count ,\n"
      ".B bytes\n"
      "(the default),\n"
      ".BR max ,\n"
      ".B avg\n"
-     "(largest first) or\n"
+     "(largest first),\n"
      ".B key\n"
-     "(alphabetical).\n"},
+     "(alphabetical) or\n"
+     ".B retained\n"
+     "(largest first; the second level then by bytes; implies\n"
+     ".BR \\-\\-retained ).\n"},
     {"top", 0, "N", false,
      CENSUSES | CLI_ON(STRINGS) | CLI_ON(DOMINATORS) | CLI_ON(DIFF) | CLI_ON(LEAKS), set_long,
      FIELD(top), 0, 1000000000, 0,

@@ -22,7 +22,7 @@ static const char *const by_names[QUERY_CENSUS_BY_COUNT] = {
 static const char *const column_names[QUERY_CENSUS_COL_COUNT_] = {
     [QUERY_CENSUS_COL_COUNT] = "count", [QUERY_CENSUS_COL_BYTES] = "bytes",
     [QUERY_CENSUS_COL_MAX] = "max",     [QUERY_CENSUS_COL_AVG] = "avg",
-    [QUERY_CENSUS_COL_KEY] = "key",
+    [QUERY_CENSUS_COL_KEY] = "key",     [QUERY_CENSUS_COL_RETAINED] = "retained",
 };
 
 bool query_census_by_from_name(const char *name, query_census_by *out) {

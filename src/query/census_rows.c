@@ -230,6 +230,7 @@ static int cmp_rows(const void *a, const void *b) {
         break;
     }
     case QUERY_CENSUS_COL_KEY: c = strcmp(x->key, y->key); break;
+    case QUERY_CENSUS_COL_RETAINED: c = cmp_u64(x->retained, y->retained); break;
     default: c = cmp_u64(x->bytes, y->bytes); break;
     }
     if (sort_descending)
@@ -242,6 +243,8 @@ void query_census_sort(query_census *c, query_census_column column, bool descend
     sort_descending = descending;
     if (c->n_rows > 1)
         qsort(c->rows, c->n_rows, sizeof *c->rows, cmp_rows);
+    if (column == QUERY_CENSUS_COL_RETAINED) /* only the first level has it */
+        sort_column = QUERY_CENSUS_COL_BYTES;
     for (size_t i = 0; i < c->n_rows; i++)
         if (c->rows[i].n_children > 1)
             qsort(c->rows[i].children, c->rows[i].n_children, sizeof *c->rows[i].children,

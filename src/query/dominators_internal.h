@@ -69,4 +69,15 @@ typedef struct dom_result {
 hs_status dom_compute(const dom_graph *g, dom_result *out, hs_error *err);
 void dom_result_free(dom_result *r);
 
+/* For each group, the bytes of the union of the dominator subtrees of its
+ * closures, added to bytes[group] (group_of[v] = group + 1 for a closure
+ * counted in a group, else 0; n_nodes = the tree's nodes): a closure below
+ * another of the same group adds nothing, its bytes are in that one's
+ * retained size already. counted[group] (if not NULL) gains one per
+ * closure. *all_bytes: the same over every group's closures together
+ * (leaks_nest.c). */
+hs_status dom_sum_subtrees(const dom_result *res, uint32_t n_nodes, const uint32_t *group_of,
+                           size_t n_groups, uint64_t *bytes, uint64_t *counted,
+                           uint64_t *all_bytes, hs_error *err);
+
 #endif

@@ -250,8 +250,17 @@ static hs_status add_bytes(leaks_ctx *x, query_leaks *out, hs_error *err) {
         group_of[x->dominated[i].node] = x->pairs[x->dominated[i].pair].group + 1;
     free(x->info);
     x->info = NULL;
-    hs_status st = leaks_sum_subtrees(x->res, dom_map_count(x->m), group_of, out->groups,
-                                      out->n_groups, &out->bytes, err);
+    size_t n = out->n_groups ? out->n_groups : 1;
+    uint64_t *bytes = calloc(n, sizeof *bytes), *older = calloc(n, sizeof *older);
+    hs_status st = bytes && older ? dom_sum_subtrees(x->res, dom_map_count(x->m), group_of,
+                                                     out->n_groups, bytes, older, &out->bytes, err)
+                                  : hs_fail(err, HS_ERR_NOMEM, "out of memory");
+    for (size_t g = 0; st == HS_OK && g < out->n_groups; g++) {
+        out->groups[g].bytes += bytes[g];
+        out->groups[g].older += older[g];
+    }
+    free(bytes);
+    free(older);
     if (st == HS_OK)
         qsort(out->groups, out->n_groups, sizeof *out->groups, by_rank);
     return st;

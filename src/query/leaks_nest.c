@@ -1,14 +1,15 @@
-/* A group's bytes as the union of its closures' dominator subtrees: one
+/* A group's bytes (dom_sum_subtrees) as the union of its closures' dominator subtrees: one
  * depth-first walk of the dominator tree (children found from the parent
  * array, laid out by a counting sort) keeps, per group, how many of its
  * closures are above the closure at hand; only a closure with none above
  * adds its retained size (and to the total, when no closure of any group
- * is above). Extra memory: about 12 bytes a closure, for the
+ * is above). The era-boundary report and the census's retained column
+ * use it. Extra memory: about 12 bytes a closure, for the
  * walk only. */
 #include <stdlib.h>
 
 #include "heapscope/grow.h"
-#include "leaks_internal.h"
+#include "dominators_internal.h"
 
 /* The walk's stack: a closure's number, or 0 (the root is never pushed)
  * marking where a counted closure's subtree ends, under its number. */
@@ -24,9 +25,9 @@ static bool push(stack *s, uint32_t v) {
     return true;
 }
 
-hs_status leaks_sum_subtrees(const dom_result *res, uint32_t n_nodes, const uint32_t *group_of,
-                             query_leak_group *groups, size_t n_groups, uint64_t *all_bytes,
-                             hs_error *err) {
+hs_status dom_sum_subtrees(const dom_result *res, uint32_t n_nodes, const uint32_t *group_of,
+                           size_t n_groups, uint64_t *bytes, uint64_t *counted,
+                           uint64_t *all_bytes, hs_error *err) {
     size_t n1 = (size_t)n_nodes + 1;
     uint32_t *first = calloc(n1 + 1, sizeof *first); /* children of p: kids[first[p]..first[p+1]) */
     uint32_t *kids = malloc(n1 * sizeof *kids);
@@ -57,9 +58,10 @@ hs_status leaks_sum_subtrees(const dom_result *res, uint32_t n_nodes, const uint
         }
         uint32_t g = group_of[v];
         if (g) {
-            groups[g - 1].older++;
+            if (counted)
+                counted[g - 1]++;
             if (!above[g - 1]++)
-                groups[g - 1].bytes += res->retained[v];
+                bytes[g - 1] += res->retained[v];
             if (!any_above++)
                 *all_bytes += res->retained[v];
             ok = push(&s, v) && push(&s, 0);
@@ -71,5 +73,5 @@ hs_status leaks_sum_subtrees(const dom_result *res, uint32_t n_nodes, const uint
     free(kids);
     free(above);
     free(s.items);
-    return ok ? HS_OK : hs_fail(err, HS_ERR_NOMEM, "out of memory for the era-boundary report");
+    return ok ? HS_OK : hs_fail(err, HS_ERR_NOMEM, "out of memory adding up retained sizes");
 }

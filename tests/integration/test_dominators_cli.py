@@ -191,6 +191,40 @@ class PlantedDominators(PlantedCase):
         self.assertEqual(r.returncode, 2)
         self.assertIn("--retained does not apply to --merged", r.stderr)
 
+    def census_row(self, out, name):
+        return [r for r in out["rows"] if r["key"].endswith(":" + name)][0]
+
+    def test_census_retained(self):
+        boxes = sum(1 for i in range(1, LEAKS + 1) if i > INTLIKE_MAX)
+        out = self.json_of("census", "--by", "constructor", "--retained")
+        leak = self.census_row(out, "Leak")
+        # the census walks from the GC roots: the planted list's Leaks, not
+        # the orphan only a saved object holds (though the tree has it)
+        self.assertEqual(leak["count"], LEAKS)
+        # Leaks never hold Leaks: each its own bytes and its heap I# box
+        self.assertEqual(leak["retained"], LEAKS * LEAK + boxes * IBOX)
+        # the cells nest (each dominates its tail): the row counts each once,
+        # so it holds the planted list's bytes but far less than the cells'
+        # retained sizes added up
+        cons = self.census_row(out, ":")
+        cells = self.json_of("find", "--exact", ":", "--limit", "0", "--retained")
+        first = self.plan["leak"]["path"][4]["address"]
+        whole_list = self.show(first, 0)["retained"]
+        self.assertGreaterEqual(cons["retained"], whole_list)
+        self.assertLess(cons["retained"], sum(m["retained"] for m in cells["matches"]))
+        self.assertLessEqual(cons["retained"], self.json_of("dominators", "--top", "1")["bytes"])
+        # --sort retained: largest first, the column implied
+        by_retained = self.json_of("census", "--by", "constructor", "--sort", "retained")
+        values = [r["retained"] for r in by_retained["rows"]]
+        self.assertEqual(values, sorted(values, reverse=True))
+        self.assertEqual(self.census_row(by_retained, "Leak")["retained"], leak["retained"])
+        self.assertNotIn("retained", self.json_of("census")["rows"][0])
+        r = run("census", self.debuggee.socket, "--by", "constructor", "--retained", "--top", "0")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout, r"(?m)^ +retained +bytes +count")
+        self.assertRegex(r.stdout, r"(?m)^ +%d +%d +%d .*Leak$" % (
+            leak["retained"], leak["bytes"], leak["count"]))
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -257,11 +257,13 @@ Test(query_census, sorts_by_each_column_both_ways) {
                             : col == QUERY_CENSUS_COL_BYTES ? (double)x->bytes
                             : col == QUERY_CENSUS_COL_MAX   ? (double)x->max
                             : col == QUERY_CENSUS_COL_AVG   ? ax
+                            : col == QUERY_CENSUS_COL_RETAINED ? (double)x->retained
                                                             : (double)strcmp(x->key, y->key);
                 double vy = col == QUERY_CENSUS_COL_COUNT ? (double)y->count
                             : col == QUERY_CENSUS_COL_BYTES ? (double)y->bytes
                             : col == QUERY_CENSUS_COL_MAX   ? (double)y->max
                             : col == QUERY_CENSUS_COL_AVG   ? ay
+                            : col == QUERY_CENSUS_COL_RETAINED ? (double)y->retained
                                                             : 0;
                 if (desc)
                     cr_expect_geq(vx, vy, "column %s descending at %zu",

@@ -1,0 +1,89 @@
+/* A census row's retained bytes: each closure the census counts (walked
+ * again from the GC roots) is given its first-level row (the key text
+ * made once per raw value), then dom_sum_subtrees adds up the union of
+ * each row's subtrees. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "heapscope/u64map.h"
+#include "census_internal.h"
+#include "dominators_map.h"
+
+/* The row (+ 1) of closure cl, or 0 when the census does not count it. */
+static hs_status row_of(heap *h, const query_census_spec *spec, const query_census *c,
+                        u64map *rows, const heap_closure *cl, uint32_t *out, hs_error *err) {
+    bool match = true;
+    *out = 0;
+    if (!census_counts(spec->by[0], cl->info))
+        return HS_OK;
+    if (spec->filters) {
+        hs_status st = query_filters_match(spec->filters, h, cl, &match, err);
+        if (st != HS_OK || !match)
+            return st;
+    }
+    uint64_t raw = census_raw(census_by_source(spec->by[0]), cl);
+    uint64_t *known = u64map_find(rows, raw);
+    if (known) {
+        *out = (uint32_t)*known;
+        return HS_OK;
+    }
+    char key[512];
+    hs_status st = census_key_of_raw(h, spec->by[0], raw, key, sizeof key, err);
+    if (st != HS_OK)
+        return st;
+    for (size_t i = 0; i < c->n_rows && !*out; i++)
+        if (strcmp(c->rows[i].key, key) == 0)
+            *out = (uint32_t)i + 1;
+    return u64map_put(rows, raw, *out) ? HS_OK : hs_fail(err, HS_ERR_NOMEM, "out of memory");
+}
+
+typedef struct retained_ctx {
+    const query_census_spec *spec;
+    const query_census *c;
+    const dom_map *m;
+    u64map rows;        /* raw value -> row + 1 (0: not a row) */
+    uint32_t *group_of; /* tree node -> row + 1 */
+    hs_status st;
+    hs_error err;
+} retained_ctx;
+
+static query_action visit(void *ctx, heap *h, const heap_closure *cl, uint32_t depth) {
+    (void)depth;
+    retained_ctx *x = ctx;
+    uint32_t row, v = dom_map_id(x->m, cl->addr);
+    x->st = row_of(h, x->spec, x->c, &x->rows, cl, &row, &x->err);
+    if (x->st != HS_OK)
+        return QUERY_STOP;
+    if (v)
+        x->group_of[v] = row;
+    return QUERY_CONTINUE;
+}
+
+hs_status query_census_retained(heap *h, const query_dominators *d,
+                                const query_census_spec *spec, query_census *c, hs_error *err) {
+    uint32_t n = dom_map_count(&d->map);
+    retained_ctx x = {.spec = spec, .c = c, .m = &d->map,
+                      .group_of = calloc((size_t)n + 1, sizeof *x.group_of)};
+    uint64_t *bytes = calloc(c->n_rows ? c->n_rows : 1, sizeof *bytes);
+    uint64_t all;
+    hs_status st = x.group_of && bytes ? HS_OK : hs_fail(err, HS_ERR_NOMEM, "out of memory");
+    /* the census's closures: what the GC roots reach (the tree also holds
+     * what only saved objects reach, hanging from its root apart) */
+    query_traversal t = {.visit = visit, .ctx = &x};
+    query_traversal_stats stats;
+    const wire_ptr_list *roots = heap_roots(h);
+    if (st == HS_OK)
+        st = query_traverse(h, roots->items, roots->count, &t, &stats, err);
+    if (st == HS_OK && x.st != HS_OK) {
+        st = x.st;
+        *err = x.err;
+    }
+    if (st == HS_OK)
+        st = dom_sum_subtrees(&d->res, n, x.group_of, c->n_rows, bytes, NULL, &all, err);
+    for (size_t i = 0; st == HS_OK && i < c->n_rows; i++)
+        c->rows[i].retained = bytes[i];
+    u64map_free(&x.rows);
+    free(x.group_of);
+    free(bytes);
+    return st;
+}
