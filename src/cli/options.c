@@ -256,7 +256,8 @@ const cli_option cli_option_table[] = {
      ".B retained\n"
      "on each first-level row: the bytes its closures keep alive together, the\n"
      "union of their dominator subtrees (a closure inside another of the same\n"
-     "row counted once).\n"},
+     "row counted once; closures only a WEAK's fields reach are not in the\n"
+     "tree and add nothing).\n"},
     {"sort", 0, "COLUMN", false, CENSUSES, set_text, FIELD(sort), 0, 0, 0,
      "order rows by count, bytes (default), max, avg, key or retained (implies --retained)",
      "order the rows (both levels) by\n"

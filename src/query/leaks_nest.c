@@ -1,5 +1,5 @@
-/* A group's bytes (dom_sum_subtrees) as the union of its closures' dominator subtrees: one
- * depth-first walk of the dominator tree (children found from the parent
+/* dom_sum_subtrees: a group's bytes as the union of its closures'
+ * dominator subtrees. One depth-first walk of the dominator tree (children found from the parent
  * array, laid out by a counting sort) keeps, per group, how many of its
  * closures are above the closure at hand; only a closure with none above
  * adds its retained size (and to the total, when no closure of any group
