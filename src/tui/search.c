@@ -427,9 +427,10 @@ void tui_search_run(tui_app *app, const tui_filter_spec *extra, size_t n_extra,
         if (v->merged)
             snprintf(merged, sizeof merged, ", %s: the paths merged",
                      tui_command_key("Merged paths", k_merged, sizeof k_merged));
-        tui_app_message(app, TUI_ROLE_INFO, "%zu %s%s; Enter opens a path%s%s", v->n_matches,
+        /* the unreadable closures before the hint: on a narrow screen they matter more */
+        tui_app_message(app, TUI_ROLE_INFO, "%zu %s%s%s; Enter opens a path%s", v->n_matches,
                         hs_plural(v->n_matches, "match", "matches"),
-                        stats.limit_reached ? " (the search limit)" : "", merged, skipped);
+                        stats.limit_reached ? " (the search limit)" : "", skipped, merged);
     }
     query_filters_free(filters);
 }
