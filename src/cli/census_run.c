@@ -164,10 +164,6 @@ int cli_run_census(const char *target, const cli_common *common, query_census_sp
     }
     query_dominators_free(dom);
     fflush(stdout);
-    hs_error close_err = {0};
-    hs_status cst = cli_session_close(&s, common, &close_err);
     query_filters_free(filters);
-    if (st != HS_OK)
-        return cli_report(&err);
-    return cst == HS_OK ? 0 : cli_report(&close_err);
+    return cli_session_finish(&s, common, st, &err);
 }

@@ -79,9 +79,5 @@ int cli_dump(const char *target, const char *addr_text, const cli_common *common
                    wire_untag(addr), common->output);
         }
     }
-    hs_error close_err = {0};
-    hs_status cst = cli_session_close(&s, common, &close_err);
-    if (st != HS_OK)
-        return cli_report(&err);
-    return cst == HS_OK ? 0 : cli_report(&close_err);
+    return cli_session_finish(&s, common, st, &err);
 }

@@ -167,9 +167,5 @@ int cli_leaks(const char *target, const cli_common *common) {
     }
     query_leaks_free(&l);
     query_dominators_free(d);
-    hs_error close_err = {0};
-    hs_status cst = cli_session_close(&s, common, &close_err);
-    if (st != HS_OK)
-        return cli_report(&err);
-    return cst == HS_OK ? 0 : cli_report(&close_err);
+    return cli_session_finish(&s, common, st, &err);
 }

@@ -135,10 +135,6 @@ int cli_run_search(const char *target, const cli_common *common, const cli_searc
               "cannot match: build the program with -finfo-table-map\n",
               stderr);
     fflush(stdout);
-    hs_error close_err = {0};
-    hs_status cst = cli_session_close(&s, common, &close_err);
     query_filters_free(filters);
-    if (st != HS_OK)
-        return cli_report(&err);
-    return cst == HS_OK ? 0 : cli_report(&close_err);
+    return cli_session_finish(&s, common, st, &err);
 }

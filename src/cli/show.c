@@ -220,9 +220,5 @@ int cli_show(const char *target, const char *address, const cli_common *common) 
     if (cli_session_open(target, common, &s, &err) != HS_OK)
         return cli_report(&err);
     hs_status st = show_tree(s.heap, addr, depth, common->json, common->retained, &err);
-    hs_error close_err = {0};
-    hs_status cst = cli_session_close(&s, common, &close_err);
-    if (st != HS_OK)
-        return cli_report(&err);
-    return cst == HS_OK ? 0 : cli_report(&close_err);
+    return cli_session_finish(&s, common, st, &err);
 }

@@ -105,9 +105,5 @@ int cli_strings(const char *target, const cli_common *common) {
         query_strings_free(&res);
     }
     query_filters_free(filters);
-    hs_error close_err = {0};
-    hs_status cst = cli_session_close(&s, common, &close_err);
-    if (st != HS_OK)
-        return cli_report(&err);
-    return cst == HS_OK ? 0 : cli_report(&close_err);
+    return cli_session_finish(&s, common, st, &err);
 }

@@ -141,3 +141,12 @@ hs_status cli_session_close(cli_session *s, const cli_common *common, hs_error *
     s->cache = NULL;
     return st;
 }
+
+int cli_session_finish(cli_session *s, const cli_common *common, hs_status st,
+                       const hs_error *err) {
+    hs_error close_err = {0};
+    hs_status cst = cli_session_close(s, common, &close_err);
+    if (st != HS_OK)
+        return cli_report(err);
+    return cst == HS_OK ? 0 : cli_report(&close_err);
+}
