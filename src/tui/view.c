@@ -61,3 +61,15 @@ bool tui_list_move(size_t *sel, size_t *top, size_t n, size_t page, tui_request 
     }
     return true;
 }
+
+bool tui_list_find(size_t *sel, size_t n, const char *needle, tui_list_shows_fn shows,
+                   const void *ctx) {
+    for (size_t k = 1; k <= n; k++) {
+        size_t i = (*sel + k) % n;
+        if (shows(ctx, i, needle)) {
+            *sel = i;
+            return true;
+        }
+    }
+    return false;
+}

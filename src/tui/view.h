@@ -84,5 +84,11 @@ extern tui_view tui_running_view;
 void tui_list_scroll(size_t *sel, size_t *top, size_t n, size_t height);
 /* Moves sel in a list of n rows by a request (UP..LAST); page = rows per page. */
 bool tui_list_move(size_t *sel, size_t *top, size_t n, size_t page, tui_request req);
+/* Whether row i of a list (ctx) shows needle, case-insensitively. */
+typedef bool (*tui_list_shows_fn)(const void *ctx, size_t i, const char *needle);
+/* Selects the next row after *sel that shows needle, wrapping around to
+ * *sel itself; false, *sel unchanged, when no row of the n does. */
+bool tui_list_find(size_t *sel, size_t n, const char *needle, tui_list_shows_fn shows,
+                   const void *ctx);
 
 #endif

@@ -168,15 +168,14 @@ static void retainers(tui_app *app, census_view *v) {
     tui_search_run(app, specs, n, NULL);
 }
 
+static bool census_line_shows(const void *ctx, size_t i, const char *needle) {
+    const census_view *v = ctx;
+    return tui_find_ci(v->lines[i].row->key, needle) >= 0;
+}
+
 static void find_next(tui_app *app, census_view *v, const char *needle) {
-    for (size_t k = 1; k <= v->n_lines; k++) {
-        size_t i = (v->sel + k) % v->n_lines;
-        if (tui_find_ci(v->lines[i].row->key, needle) >= 0) {
-            v->sel = i;
-            return;
-        }
-    }
-    tui_app_message(app, TUI_ROLE_ERROR, "'%s' is not in the census", needle);
+    if (!tui_list_find(&v->sel, v->n_lines, needle, census_line_shows, v))
+        tui_app_message(app, TUI_ROLE_ERROR, "'%s' is not in the census", needle);
 }
 
 /* Sorts by the next column (bytes, count, max, avg, key), keeping the selected row. */

@@ -70,16 +70,14 @@ static void diff_draw(tui_app *app, tui_view *base, int top, int bottom) {
         tui_put(top + 1, 2, "No bucket changed.", COLS - 4, tui_attr(TUI_ROLE_INFO));
 }
 
+static bool diff_row_shows(const void *ctx, size_t i, const char *needle) {
+    const diff_view *v = ctx;
+    return tui_find_ci(v->diff.rows[i].key, needle) >= 0;
+}
+
 static void find_next(tui_app *app, diff_view *v, const char *needle) {
-    size_t n = v->diff.n_rows;
-    for (size_t k = 1; k <= n; k++) {
-        size_t i = (v->sel + k) % n;
-        if (tui_find_ci(v->diff.rows[i].key, needle) >= 0) {
-            v->sel = i;
-            return;
-        }
-    }
-    tui_app_message(app, TUI_ROLE_ERROR, "'%s' is not in the diff", needle);
+    if (!tui_list_find(&v->sel, v->diff.n_rows, needle, diff_row_shows, v))
+        tui_app_message(app, TUI_ROLE_ERROR, "'%s' is not in the diff", needle);
 }
 
 static bool diff_request(tui_app *app, tui_view *base, tui_request req) {

@@ -257,18 +257,16 @@ static void close_sel(dom_view *v) {
         v->sel--;
 }
 
+static bool dom_line_shows(const void *ctx, size_t i, const char *needle) {
+    const dom_line *l = &((const dom_view *)ctx)->lines[i];
+    return (l->label && tui_find_ci(l->label, needle) >= 0) ||
+           (l->location && tui_find_ci(l->location, needle) >= 0) ||
+           tui_find_ci(hs_closure_type_name(l->type), needle) >= 0;
+}
+
 static void find_next(tui_app *app, dom_view *v, const char *needle) {
-    for (size_t k = 1; k <= v->n_lines; k++) {
-        size_t i = (v->sel + k) % v->n_lines;
-        const dom_line *l = &v->lines[i];
-        if ((l->label && tui_find_ci(l->label, needle) >= 0) ||
-            (l->location && tui_find_ci(l->location, needle) >= 0) ||
-            tui_find_ci(hs_closure_type_name(l->type), needle) >= 0) {
-            v->sel = i;
-            return;
-        }
-    }
-    tui_app_message(app, TUI_ROLE_ERROR, "'%s' is not in the rows", needle);
+    if (!tui_list_find(&v->sel, v->n_lines, needle, dom_line_shows, v))
+        tui_app_message(app, TUI_ROLE_ERROR, "'%s' is not in the rows", needle);
 }
 
 static bool dom_request(tui_app *app, tui_view *base, tui_request req) {

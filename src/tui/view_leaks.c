@@ -92,17 +92,15 @@ static void group_paths(tui_app *app, leaks_view *v) {
         tui_cmd_merged(app, 0);
 }
 
+static bool leaks_group_shows(const void *ctx, size_t i, const char *needle) {
+    const leaks_view *v = ctx;
+    return tui_find_ci(v->leaks.groups[i].retainer, needle) >= 0 ||
+           tui_find_ci(v->leaks.groups[i].retained, needle) >= 0;
+}
+
 static void find_next(tui_app *app, leaks_view *v, const char *needle) {
-    size_t n = v->leaks.n_groups;
-    for (size_t k = 1; k <= n; k++) {
-        size_t i = (v->sel + k) % n;
-        if (tui_find_ci(v->leaks.groups[i].retainer, needle) >= 0 ||
-            tui_find_ci(v->leaks.groups[i].retained, needle) >= 0) {
-            v->sel = i;
-            return;
-        }
-    }
-    tui_app_message(app, TUI_ROLE_ERROR, "'%s' is not in the groups", needle);
+    if (!tui_list_find(&v->sel, v->leaks.n_groups, needle, leaks_group_shows, v))
+        tui_app_message(app, TUI_ROLE_ERROR, "'%s' is not in the groups", needle);
 }
 
 static bool leaks_request(tui_app *app, tui_view *base, tui_request req) {

@@ -173,18 +173,16 @@ static void merged_draw(tui_app *app, tui_view *base, int top, int bottom) {
 
 /* ---- requests ----------------------------------------------------------- */
 
+static bool merged_line_shows(const void *ctx, size_t i, const char *needle) {
+    const query_step *s = &node_of((const merged_view *)ctx, i)->step;
+    return (s->label && tui_find_ci(s->label, needle) >= 0) ||
+           (s->edge && tui_find_ci(s->edge, needle) >= 0) ||
+           tui_find_ci(hs_closure_type_name(s->type), needle) >= 0;
+}
+
 static void find_next(tui_app *app, merged_view *v, const char *needle) {
-    for (size_t k = 1; k <= v->n_lines; k++) {
-        size_t i = (v->sel + k) % v->n_lines;
-        const query_step *s = &node_of(v, i)->step;
-        if ((s->label && tui_find_ci(s->label, needle) >= 0) ||
-            (s->edge && tui_find_ci(s->edge, needle) >= 0) ||
-            tui_find_ci(hs_closure_type_name(s->type), needle) >= 0) {
-            v->sel = i;
-            return;
-        }
-    }
-    tui_app_message(app, TUI_ROLE_ERROR, "'%s' is not in the rows", needle);
+    if (!tui_list_find(&v->sel, v->n_lines, needle, merged_line_shows, v))
+        tui_app_message(app, TUI_ROLE_ERROR, "'%s' is not in the rows", needle);
 }
 
 static bool merged_request(tui_app *app, tui_view *base, tui_request req) {

@@ -132,19 +132,16 @@ static void retainers(tui_app *app, strings_view *v) {
     free(text);
 }
 
-static void find_next(tui_app *app, strings_view *v, const char *needle) {
-    size_t n = v->strings.n_rows;
+static bool strings_row_shows(const void *ctx, size_t i, const char *needle) {
+    const query_strings_row *r = &((const strings_view *)ctx)->strings.rows[i];
     char text[1024];
-    for (size_t k = 1; k <= n; k++) {
-        size_t i = (v->sel + k) % n;
-        const query_strings_row *r = &v->strings.rows[i];
-        query_strings_escape(r->value, (size_t)r->value_len, text, sizeof text);
-        if (tui_find_ci(text, needle) >= 0) {
-            v->sel = i;
-            return;
-        }
-    }
-    tui_app_message(app, TUI_ROLE_ERROR, "'%s' is not among the values", needle);
+    query_strings_escape(r->value, (size_t)r->value_len, text, sizeof text);
+    return tui_find_ci(text, needle) >= 0;
+}
+
+static void find_next(tui_app *app, strings_view *v, const char *needle) {
+    if (!tui_list_find(&v->sel, v->strings.n_rows, needle, strings_row_shows, v))
+        tui_app_message(app, TUI_ROLE_ERROR, "'%s' is not among the values", needle);
 }
 
 /* Sorts by the next column, keeping the selected row. */
