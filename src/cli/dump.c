@@ -59,11 +59,11 @@ int cli_dump(const char *target, const char *addr_text, const cli_common *common
     hs_status st = HS_OK;
     FILE *f = fopen(tmp, "wb");
     if (!f)
-        st = hs_fail(&err, HS_ERR_IO, "%s: %s", tmp, strerror(errno));
+        st = hs_fail(&err, HS_ERR_IO, "cannot write %s: %s", common->output, strerror(errno));
     if (st == HS_OK)
         st = write_payload(s.heap, addr, f, &total, &err);
     if (f && fclose(f) != 0 && st == HS_OK)
-        st = hs_fail(&err, HS_ERR_IO, "%s: %s", tmp, strerror(errno));
+        st = hs_fail(&err, HS_ERR_IO, "cannot write %s: %s", common->output, strerror(errno));
     if (st == HS_OK && rename(tmp, common->output) != 0)
         st = hs_fail(&err, HS_ERR_IO, "%s: %s", common->output, strerror(errno));
     if (st != HS_OK && f)

@@ -47,7 +47,7 @@ hs_status strings_value_filter_new(const char *text, strings_value_filter **out,
         } else {
             strings_value_filter_free(f);
             return hs_fail(err, HS_ERR_USAGE,
-                           "value: a backslash at offset %zu starts neither \\\\ nor \\xNN "
+                           "a backslash at offset %zu starts neither \\\\ nor \\xNN "
                            "(two hex digits)",
                            i);
         }
