@@ -5,13 +5,63 @@ the footer, and Esc abandons it, leaving no file."""
 import json
 import os
 import subprocess
+import sys
+import threading
 import time
 
 import harness
 from harness import HEAPSCOPE, TuiCase
 
+sys.path.insert(0, os.path.join(harness.SOURCE_ROOT, "tests", "common"))
+import hostile_stub as hs  # noqa: E402
+
 # big enough that recording it takes a few seconds
 BIG_ARGS = ("--closures", "3000000", "--seed", "11")
+
+
+class FunBitmapGate:
+    """A hostile-stub rule that holds each FUN_BITMAP request until the
+    test lets it through (one at a time, or all once opened). The stub
+    serves one request at a time, so at most one is held."""
+
+    def __init__(self):
+        self.cond = threading.Condition()
+        self.arrived = self.gone = 0
+        self.passes = 0
+        self.since = 0.0
+        self.is_open = False
+
+    def rule(self, req):
+        if req.cmd != hs.FUN_BITMAP:
+            return None
+        with self.cond:
+            self.arrived += 1
+            self.since = time.monotonic()
+            self.cond.notify_all()
+            self.cond.wait_for(lambda: self.is_open or self.passes > 0, timeout=120)
+            self.passes = max(0, self.passes - 1)
+            self.gone += 1
+        return None
+
+    def wait_held(self, n, what, timeout=60):
+        """Until the n-th request is the one held."""
+        with self.cond:
+            if not self.cond.wait_for(lambda: self.arrived >= n and self.gone < n, timeout):
+                raise AssertionError("waited %gs for %s (%d arrived, %d let through)"
+                                     % (timeout, what, self.arrived, self.gone))
+
+    def let_one_through(self):
+        # held longer than the explorer's slice of answering (20 ms), so
+        # that it reads the keys typed meanwhile before answering more
+        time.sleep(max(0.0, self.since + 0.2 - time.monotonic()))
+        with self.cond:
+            self.passes += 1
+            self.cond.notify_all()
+
+    def open(self):
+        with self.cond:
+            self.is_open = True
+            self.cond.notify_all()
 
 
 class Recording(TuiCase):
@@ -99,17 +149,29 @@ class Recording(TuiCase):
         self.assert_restored(t)
 
     def test_esc_abandons_the_recording_and_leaves_no_file(self):
+        # The recording must still be running when Esc arrives, however fast
+        # the machine: a stub between heapscope and the debuggee holds the
+        # recording's FUN_BITMAP requests (only the recording asks for them
+        # here; the explorer's thread answers them between keypresses, so
+        # while one is held the explorer waits and keys queue up).
         d = self.debuggee(args=BIG_ARGS)
-        t = self.connected(d)
-        t.keys("p")
-        t.wait_regex(r"Saved Object", timeout=120, what="the roots tree")
-        t.keys("r")  # resuming waits for the recording...
-        t.wait_regex(r"recording the pause", timeout=10, what="the recording's progress")
-        t.keys("Escape")  # ...which Esc abandons
-        t.wait_regex(r"(?i)abandoned|resumed", timeout=30, what="the resume after Esc")
-        t.wait_regex(r"(?i)running", timeout=30, what="the running screen")
-        t.keys("q")
-        status, _ = t.wait_exit(timeout=30)
+        gate = FunBitmapGate()
+        with hs.HostileStub(d.socket, gate.rule) as stub:
+            t = self.tui(stub.socket)
+            t.wait_regex(r"(?i)running", what="the running screen")
+            t.keys("p")
+            t.wait_regex(r"Saved Object", timeout=120, what="the roots tree")
+            gate.wait_held(1, what="the recording's first FUN_BITMAP")
+            t.keys("r")  # resuming waits for the recording...
+            gate.let_one_through()
+            t.wait_regex(r"recording the pause", timeout=30, what="the recording's progress")
+            gate.wait_held(2, what="the recording's next FUN_BITMAP, during the resume")
+            t.keys("Escape")  # ...which Esc abandons, before the recording can end
+            gate.open()
+            t.wait_regex(r"(?i)abandoned|resumed", timeout=30, what="the resume after Esc")
+            t.wait_regex(r"(?i)running", timeout=30, what="the running screen")
+            t.keys("q")
+            status, _ = t.wait_exit(timeout=30)
         self.assertEqual(status, 0)
         self.assertFalse(d.is_paused(), "the debuggee was resumed")
         self.assertEqual(self.pauses(), [])
