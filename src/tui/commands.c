@@ -192,6 +192,12 @@ const tui_command tui_commands[] = {
      "them first; Enter searches a group's retaining closures and shows their paths merged",
      tui_cmd_leaks, 0},
 
+    {"Leaks", "Retained sizes", {'R'}, EXPL, PAUSED,
+     "Compute the dominator tree of this pause (once; Esc cancels): then search results show "
+     "each match's retained size, a census a retained column (also sortable), and the details "
+     "pane the selected closure's",
+     tui_cmd_retained, 0},
+
     FILTER_COMMANDS("Add filter", "Keep only", tui_cmd_add_filter),
     FILTER_COMMANDS("Add exclusion", "Leave out", tui_cmd_add_exclusion),
     {"Filters", "Remove a filter", {0}, EXPL, PAUSED, "Remove one of the active filters",

@@ -423,14 +423,18 @@ void tui_search_run(tui_app *app, const tui_filter_spec *extra, size_t n_extra,
                         stats.traversal.visited,
                         hs_plural(stats.traversal.visited, "closure", "closures"), skipped);
     else {
-        char k_merged[32], merged[64] = "";
+        char k_merged[32], merged[64] = "", k_retained[32], retained[64] = "";
         if (v->merged)
             snprintf(merged, sizeof merged, ", %s: the paths merged",
                      tui_command_key("Merged paths", k_merged, sizeof k_merged));
+        if (!app->ex.dominators) /* computing them is the user's call: it can take a while */
+            snprintf(retained, sizeof retained, ", %s: retained sizes",
+                     tui_command_key("Retained sizes", k_retained, sizeof k_retained));
         /* the unreadable closures before the hint: on a narrow screen they matter more */
-        tui_app_message(app, TUI_ROLE_INFO, "%zu %s%s%s; Enter opens a path%s", v->n_matches,
+        tui_app_message(app, TUI_ROLE_INFO, "%zu %s%s%s; Enter opens a path%s%s", v->n_matches,
                         hs_plural(v->n_matches, "match", "matches"),
-                        stats.limit_reached ? " (the search limit)" : "", skipped, merged);
+                        stats.limit_reached ? " (the search limit)" : "", skipped, merged,
+                        retained);
     }
     query_filters_free(filters);
 }

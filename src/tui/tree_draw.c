@@ -2,7 +2,8 @@
  * are decoded and drawn, so any number of roots scrolls), the era legend
  * and the details pane.
  * Row: guides, marker, edge label, colour bar (§5), address, type, size,
- * closure text. */
+ * (a search match's retained size once the dominator tree exists), closure
+ * text. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,6 +133,14 @@ static void draw_row(tui_app *app, tui_tree_view *v, size_t row, int y, int w) {
                 plain ? base : tui_attr(TUI_ROLE_TYPE));
     snprintf(buf, sizeof buf, " %" PRIu32 " B  ", r->size);
     x += tui_put(y, x, buf, w - x, plain ? base : tui_attr(TUI_ROLE_INFO));
+    if ((n->flags & TUI_NODE_MATCH) && app->ex.dominators) { /* once computed (R) */
+        query_dominated dom;
+        if (query_dominators_get(app->ex.dominators, n->addr, &dom))
+            snprintf(buf, sizeof buf, "[retains %" PRIu64 " B]  ", dom.retained);
+        else
+            snprintf(buf, sizeof buf, "[not reachable]  ");
+        x += tui_put(y, x, buf, w - x, plain ? base : tui_attr(TUI_ROLE_INFO));
+    }
     put_hl(app, y, x, r->text, w - x, base);
 }
 

@@ -35,7 +35,8 @@ typedef enum tui_request {
     TUI_REQ_CLOSE,     /* ←: close it, or go to its parent */
     TUI_REQ_CLOSE_ALL, /* Shift-←: close everything */
     TUI_REQ_FIND_NEXT, /* find the explorer's find text from the selection on */
-    TUI_REQ_SORT       /* sort by the next column (tables) */
+    TUI_REQ_SORT,      /* sort by the next column (tables) */
+    TUI_REQ_RETAINED   /* the pause's dominator tree is ready: show retained sizes */
 } tui_request;
 
 /* A key hint of the footer: the command (its first key is shown) and a word. */

@@ -335,6 +335,23 @@ hs_status tui_dominators_compute(tui_app *app, hs_error *err) {
     return st;
 }
 
+void tui_cmd_retained(tui_app *app, int arg) {
+    (void)arg;
+    hs_error err = {0};
+    bool had = app->ex.dominators != NULL;
+    if (tui_dominators_compute(app, &err) != HS_OK) {
+        tui_app_error(app, "retained sizes", &err);
+        return;
+    }
+    tui_view *v = tui_app_view(app);
+    if (v->ops->request && v->ops->request(app, v, TUI_REQ_RETAINED))
+        return; /* the view said what it shows */
+    tui_app_message(app, TUI_ROLE_INFO,
+                    "%s: search results, a census and the details pane show retained sizes",
+                    had ? "the dominator tree of this pause was computed already"
+                        : "dominator tree computed");
+}
+
 void tui_cmd_dominators(tui_app *app, int arg) {
     (void)arg;
     hs_error err = {0};

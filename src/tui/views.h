@@ -16,6 +16,7 @@ void tui_cmd_dump(tui_app *app, int arg);
 void tui_cmd_dominators(tui_app *app, int arg);
 void tui_cmd_merged(tui_app *app, int arg);
 void tui_cmd_leaks(tui_app *app, int arg);
+void tui_cmd_retained(tui_app *app, int arg); /* view_dominators.c */
 void tui_cmd_diff_mark(tui_app *app, int arg); /* view_diff.c, in the picker */
 void tui_cmd_diff_open(tui_app *app, int arg);
 void tui_cmd_diff_previous(tui_app *app, int arg);

@@ -2,7 +2,9 @@
 regex, a match expands into its retainer path with the newer-retains-older
 edge marked, views have a history (Alt-← Alt-→, Ctrl-S), the search limit,
 Ctrl-G inverts while typing, the filter bar and Ctrl-W."""
+import json
 import re
+import subprocess
 
 import harness
 from harness import ADDRESS, DEFAULT_ROLES, TuiCase, closure_line, closure_row
@@ -58,6 +60,36 @@ class Search(TuiCase):
         self.assertTrue(marked, "the newer-retains-older edge is marked (leak-edge colour):\n" + s.dump())
         self.assertFalse([r for r in others if any(c.fg == leak_fg for c in s.cells[r])],
                          "only that edge is marked")
+
+    def test_retained_sizes_on_the_matches_once_computed(self):
+        # the CLI's retained size of every cons cell (it pauses and resumes itself)
+        out = subprocess.run([harness.HEAPSCOPE, "find", self.d.socket, "--constructor", "^:$",
+                              "--retained", "--limit", "0", "--json"], capture_output=True,
+                             text=True, timeout=180, check=True)
+        want = {m["closure"]["address"]: m["retained"] for m in json.loads(out.stdout)["matches"]}
+        self.assertGreater(len(set(want.values())), 3, "cons cells retaining different sizes")
+        t = self.paused(self.d, height=40, width=160)
+        self.search(t, "^:$")
+        match = re.compile(r"(0x[0-9a-f]+)\s+CONSTR_2_0 (\d+) B  (?:\[retains (\d+) B\]  )?")
+        # no dominator tree yet: no retained size, the footer names the key that computes it
+        s = t.wait(lambda s: len([m for m in map(match.search, s.lines) if m]) > 20,
+                   "the matches", timeout=120)
+        self.assertTrue(s.search(r"R: retained sizes"), s.dump())
+        self.assertFalse(s.search(r"\[retains"), s.dump())
+        t.keys("R")
+        s = t.wait_text("dominator tree computed", timeout=120, what="the tree after R")
+        shown = [m for m in map(match.search, s.lines) if m]
+        self.assertGreater(len(shown), 20, s.dump())
+        for m in shown:
+            self.assertIsNotNone(m.group(3), "a match without its retained size:\n" + s.dump())
+            self.assertEqual(int(m.group(3)), want[m.group(1)], "match %s:\n%s" % (m.group(1), s.dump()))
+            self.assertGreaterEqual(int(m.group(3)), int(m.group(2)), "it retains itself at least")
+        # a new search shows them at once, with no hint
+        self.search(t, "^:$")
+        s = t.wait(lambda s: "view 3/3" in s.lines[0] and s.search(r"\d+ matches"),
+                   "the second search", timeout=120)
+        self.assertTrue(s.search(r"\[retains \d+ B\]"), s.dump())
+        self.assertFalse(s.search(r"R: retained sizes"), s.dump())
 
     def test_view_history(self):
         t = self.paused(self.d)
