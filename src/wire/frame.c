@@ -22,6 +22,7 @@ typedef struct call {
     const char *name; /* command name for messages */
     int timeout_ms;   /* longest silence; < 0 = none */
     uint64_t answer_bytes;
+    uint64_t frame_left; /* bytes the frame being read still announces */
     uint64_t next_progress;
     int64_t started;   /* CLOCK_MONOTONIC ms */
     int64_t next_tick; /* when the wait function is due */
@@ -50,6 +51,24 @@ static hs_status tick(call *x) {
     return hs_fail(x->err, HS_ERR_CANCELLED, "%s: cancelled", x->name);
 }
 
+/* The idle timeout: an answer that stopped half-way says so, and how much
+ * its frame still announced (a peer claiming 4 GiB and then falling silent
+ * is not a debuggee that never answered). */
+static hs_status timed_out(call *x, short events) {
+    if (events == POLLOUT || x->answer_bytes == 0)
+        return hs_fail(x->err, HS_ERR_TIMEOUT, "%s: no %s from %s for %d ms", x->name,
+                       events == POLLOUT ? "progress sending the request" : "answer",
+                       x->c->target, x->timeout_ms);
+    char left[64] = "";
+    if (x->frame_left > 0)
+        snprintf(left, sizeof left, ", %llu short of its frame",
+                 (unsigned long long)x->frame_left);
+    return hs_fail(x->err, HS_ERR_TIMEOUT,
+                   "%s: the answer stopped after %llu bytes%s: nothing more from %s for %d ms",
+                   x->name, (unsigned long long)x->answer_bytes, left, x->c->target,
+                   x->timeout_ms);
+}
+
 /* Waits until the socket is ready for `events`, in slices that run the
  * wait function. HS_OK when ready (errors and hang-ups count as ready: the
  * next recv/send reports them). */
@@ -61,9 +80,7 @@ static hs_status wait_ready(call *x, short events) {
             return st;
         int64_t t = now_ms();
         if (deadline >= 0 && t >= deadline)
-            return hs_fail(x->err, HS_ERR_TIMEOUT, "%s: no %s from %s for %d ms", x->name,
-                           events == POLLOUT ? "progress sending the request" : "answer",
-                           x->c->target, x->timeout_ms);
+            return timed_out(x, events);
         int64_t left = deadline < 0 ? -1 : deadline - t;
         if (x->c->opts.wait) {
             int64_t slice = x->next_tick - t;
@@ -179,7 +196,7 @@ static hs_status fill_rbuf(call *x, size_t need) {
 static hs_status read_body(call *x, wire_buf *body, uint32_t n) {
     wire_conn *c = x->c;
     size_t rem = n;
-    while (rem > 0) {
+    for (x->frame_left = rem; rem > 0; x->frame_left = rem) {
         size_t avail = c->rlen - c->rpos;
         if (avail > 0) {
             size_t k = avail < rem ? avail : rem;
@@ -215,6 +232,7 @@ static hs_status read_body(call *x, wire_buf *body, uint32_t n) {
         if (st != HS_OK)
             return st;
     }
+    x->frame_left = 0;
     return HS_OK;
 }
 

@@ -133,7 +133,7 @@ int main(int argc, char **argv) {
     synth_server_config cfg = {
         .wake_fd = g_wake[0], .stop = &g_stop, .max_connections = cli.max_connections,
         .silent_on = cli.silent_on, .count_path = cli.count_path,
-        .answer_delay_ms = cli.answer_delay_ms};
+        .answer_delay_ms = cli.answer_delay_ms, .hostile = &cli.hostile};
     synth_serve_result res = synth_serve(&p, &st, l.fd, &cfg);
 
     synth_listener_close(&l);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "heapscope/bytes.h"
+#include "synth_hostile.h"
 #include "synth_server_cli.h"
 #include "synth_server_int.h"
 
@@ -121,8 +122,11 @@ synth_serve_result synth_serve_connection(const synth_process *p, synth_state *s
                 if (cmd < 32)
                     st->requests[cmd]++;
                 o.silent = cmd < 32 && (cfg->silent_on >> cmd & 1);
-                synth_handle_request(p, st, &o, cmd, body + 4, len - 4);
+                o.hostile = cmd < 32 && cfg->hostile ? cfg->hostile->wire[cmd] : 0;
+                if (!o.stalled) /* a stalled stub reads requests and serves none */
+                    synth_handle_request(p, st, &o, cmd, body + 4, len - 4);
                 o.silent = false;
+                o.hostile = 0;
             }
             pos += 4 + (size_t)len;
             if (o.failed)
@@ -199,10 +203,14 @@ synth_serve_result synth_serve(const synth_process *p, synth_state *st, int list
     if (!cfg)
         cfg = &no_config;
     uint64_t served = 0;
+    bool busy = cfg->hostile && cfg->hostile->busy;
     for (;;) {
         if (cfg->max_connections && served >= cfg->max_connections)
             return SYNTH_SERVE_DONE;
-        int w = wait_readable(listen_fd, st, NULL, cfg);
+        /* --hostile busy: as if serving another client, nobody is accepted */
+        int w = wait_readable(busy ? cfg->wake_fd : listen_fd, st, NULL, cfg);
+        if (busy && w != WAIT_STOP && w != WAIT_ERROR)
+            continue;
         if (w == WAIT_STOP)
             return SYNTH_SERVE_STOPPED;
         if (w == WAIT_ERROR) {

@@ -58,6 +58,7 @@ typedef struct synth_server_config {
                                     (a stub stuck before its reply); commands < 32 */
     const char *count_path;      /* written after each connection: synth_write_counts */
     int answer_delay_ms;         /* each request waits this long before it is served */
+    const struct synth_hostile *hostile; /* --hostile transport kinds; NULL = none */
 } synth_server_config;
 
 /* Outcome of serving. */

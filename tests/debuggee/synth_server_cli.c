@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "synth_hostile.h"
 #include "synth_server_cli.h"
 
 #define MAX_CLOSURES UINT64_C(200000000)
@@ -61,12 +62,18 @@ static const char usage[] =
     "                           'connections N' and 'COMMAND N'; replaced atomically)\n"
     "  --answer-delay MS        wait MS milliseconds before serving each request\n"
     "                           (a slow debuggee)\n"
+    "%s"
     "  --help                   this text\n"
     "\n"
     "Exit status: 0 after a clean stop (SIGINT/SIGTERM or --max-connections),\n"
     "1 on a runtime error, 2 on a usage error.\n";
 
-const char *synth_cli_usage(void) { return usage; }
+const char *synth_cli_usage(void) {
+    static char text[sizeof usage + 4096];
+    if (!text[0])
+        snprintf(text, sizeof text, usage, synth_hostile_help);
+    return text;
+}
 
 __attribute__((format(printf, 3, 4))) static int fail(char *err, size_t errlen, const char *fmt,
                                                       ...) {
@@ -113,7 +120,7 @@ const char *synth_command_name(uint32_t id) {
     return NULL;
 }
 
-static int command_id(const char *s, uint32_t *id, char *err, size_t errlen) {
+int synth_command_id(const char *opt, const char *s, uint32_t *id, char *err, size_t errlen) {
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcasecmp(s, commands[i].name) == 0) {
             *id = commands[i].id;
@@ -121,13 +128,13 @@ static int command_id(const char *s, uint32_t *id, char *err, size_t errlen) {
         }
     uint64_t n;
     if (s[0] >= '0' && s[0] <= '9') {
-        if (number("--silent-on", s, 0, 31, &n, err, errlen))
+        if (number(opt, s, 0, 31, &n, err, errlen))
             return -1;
         *id = (uint32_t)n;
         return 0;
     }
-    return fail(err, errlen, "--silent-on: '%s' is not a command name (PAUSE, ROOTS, ...) or "
-                             "number (0 to 31)", s);
+    return fail(err, errlen, "%s: '%s' is not a command name (PAUSE, ROOTS, ...) or "
+                             "number (0 to 31)", opt, s);
 }
 
 /* A constructor name as GHC writes it after the module: no separators. */
@@ -190,7 +197,7 @@ int synth_cli_parse(int argc, char **argv, synth_cli *cli, synth_options *gen, c
             "--socket", "--tcp", "--plan", "--closures", "--eras", "--leak-constructor",
             "--leak-count", "--leak-era", "--seed", "--max-connections", "--self-pause-after",
             "--silent-on", "--ghc-debug-snapshot", "--ghc-debug-snapshot-of", "--count-requests",
-            "--answer-delay", "--prof-mode"};
+            "--answer-delay", "--prof-mode", "--hostile"};
         const char *opt = NULL;
         for (size_t k = 0; k < sizeof with_value / sizeof *with_value && !opt; k++)
             if (is(with_value[k], a, &v))
@@ -271,9 +278,12 @@ int synth_cli_parse(int argc, char **argv, synth_cli *cli, synth_options *gen, c
                 return fail(err, errlen, "--prof-mode: '%s' is not era, ldv, retainer or plain",
                             v);
             gen->profiled = true;
+        } else if (strcmp(opt, "--hostile") == 0) {
+            if (synth_hostile_parse(v, &cli->hostile, err, errlen))
+                return -1;
         } else if (strcmp(opt, "--silent-on") == 0) {
             uint32_t id = 0;
-            if (command_id(v, &id, err, errlen))
+            if (synth_command_id(opt, v, &id, err, errlen))
                 return -1;
             cli->silent_on |= UINT32_C(1) << id;
         } else { /* --self-pause-after */

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "synth_gen.h"
+#include "synth_hostile.h"
 
 typedef struct synth_cli {
     const char *socket_path;     /* --socket PATH, NULL = default (§3.1) */
@@ -21,6 +22,7 @@ typedef struct synth_cli {
     uint32_t silent_on;          /* --silent-on COMMAND: bit per command id */
     const char *count_path;      /* --count-requests FILE, NULL = none */
     int answer_delay_ms;         /* --answer-delay MS, 0 = none */
+    synth_hostile hostile;       /* --hostile KIND,...: all zero = none */
     bool help;                   /* --help: print usage, exit 0 */
 } synth_cli;
 
@@ -30,6 +32,10 @@ typedef struct synth_cli {
  * as the next argument or after '='. */
 int synth_cli_parse(int argc, char **argv, synth_cli *cli, synth_options *gen, char *err,
                     size_t errlen);
+
+/* A command name (VERSION, INFO_TABLES, ..., any case) or number 0..31;
+ * opt names the option in the message. 0, or -1 with a message in err. */
+int synth_command_id(const char *opt, const char *s, uint32_t *id, char *err, size_t errlen);
 
 /* The name of a command id (VERSION, INFO_TABLES, ...), NULL if unknown. */
 const char *synth_command_name(uint32_t id);

@@ -64,6 +64,11 @@ typedef struct synth_out {
     bool open;       /* a response is in progress (B exists) */
     bool failed;     /* the socket failed: later writes are dropped */
     bool silent;     /* this response is dropped, not sent (--silent-on) */
+    uint8_t hostile; /* synth_wire_kind of this response (--hostile): captured, then
+                        sent by synth_hostile_deliver */
+    bool stalled;    /* --hostile stall/huge struck: nothing more is served */
+    uint8_t *held;   /* the captured response */
+    size_t held_len, held_cap;
 } synth_out;
 
 int synth_out_init(synth_out *o, int fd, volatile sig_atomic_t *stop);
@@ -77,6 +82,10 @@ void synth_w_u64le(synth_out *o, uint64_t v); /* also PTR */
 /* Sends B with the final status and pushes everything to the socket.
  * Returns false when the socket failed. */
 bool synth_finish(synth_out *o, uint16_t status);
+/* Sends a captured response the hostile way (synth_hostile_wire.c). */
+void synth_hostile_deliver(synth_out *o);
+/* One request's bytes to the socket, all of them; false when it failed. */
+bool synth_out_send(synth_out *o, const uint8_t *bytes, size_t len);
 
 /* ---- memory helpers (synth_server_sizes.c) ---- */
 

@@ -24,15 +24,41 @@ int synth_out_init(synth_out *o, int fd, volatile sig_atomic_t *stop) {
 
 void synth_out_free(synth_out *o) {
     free(o->buf);
-    o->buf = NULL;
+    free(o->held);
+    o->buf = o->held = NULL;
 }
 
 static bool stopping(const synth_out *o) { return o->stop && *o->stop; }
+
+/* A hostile response is held back whole, to be sent its own way. */
+static void hold_iov(synth_out *o, const struct iovec *iov, int n) {
+    for (int i = 0; i < n && !o->failed; i++) {
+        size_t need = o->held_len + iov[i].iov_len;
+        if (need > o->held_cap) {
+            size_t cap = o->held_cap ? o->held_cap : 4096;
+            while (cap < need)
+                cap *= 2;
+            uint8_t *b = realloc(o->held, cap);
+            if (!b) {
+                o->failed = true;
+                return;
+            }
+            o->held = b;
+            o->held_cap = cap;
+        }
+        memcpy(o->held + o->held_len, iov[i].iov_base, iov[i].iov_len);
+        o->held_len = need;
+    }
+}
 
 /* Sends every byte of the vectors; marks the writer failed on error. */
 static void send_iov(synth_out *o, struct iovec *iov, int n) {
     if (o->silent)
         return;
+    if (o->hostile) {
+        hold_iov(o, iov, n);
+        return;
+    }
     while (n > 0 && !o->failed) {
         struct msghdr m = {.msg_iov = iov, .msg_iovlen = (size_t)n};
         ssize_t r = sendmsg(o->fd, &m, MSG_NOSIGNAL);
@@ -145,12 +171,23 @@ void synth_w_u64le(synth_out *o, uint64_t v) {
     synth_w(o, b, 8);
 }
 
+bool synth_out_send(synth_out *o, const uint8_t *bytes, size_t len) {
+    struct iovec v = {(void *)bytes, len};
+    uint8_t kind = o->hostile;
+    o->hostile = 0;
+    send_iov(o, &v, 1);
+    o->hostile = kind;
+    return !o->failed;
+}
+
 bool synth_finish(synth_out *o, uint16_t status) {
     if (!o->failed) {
         if (!o->open)
             open_frame(o);
         close_frame(o, status);
         flush_buf(o);
+        if (o->hostile && !o->silent)
+            synth_hostile_deliver(o);
     }
     o->open = false;
     o->len = 0;

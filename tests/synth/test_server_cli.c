@@ -75,6 +75,27 @@ Test(cli, silent_on_takes_names_and_numbers_and_adds_up) {
     fails_with(PARSE("--answer-delay", "60001"), "out of range");
 }
 
+Test(cli, hostile_kinds_add_up_and_take_a_command) {
+    cr_assert_eq(PARSE("--hostile", "cycles,bad-sp", "--hostile=stall,hangup@ALL_BLOCKS,busy"),
+                 0, "%s", ERR);
+    cr_assert_eq(CLI.hostile.heap, SYNTH_HOSTILE_CYCLES | SYNTH_HOSTILE_BAD_SP);
+    cr_assert(CLI.hostile.busy);
+    cr_assert_eq(CLI.hostile.wire[4], SYNTH_WIRE_STALL, "ROOTS");
+    cr_assert_eq(CLI.hostile.wire[14], SYNTH_WIRE_HANGUP, "ALL_BLOCKS: the later item wins");
+    for (int spared = 1; spared <= 3; spared++)
+        cr_assert_eq(CLI.hostile.wire[spared], SYNTH_WIRE_PLAIN, "command %d", spared);
+    cr_assert_eq(PARSE("--hostile", "huge@version"), 0, "%s", ERR);
+    cr_assert_eq(CLI.hostile.wire[1], SYNTH_WIRE_HUGE);
+    cr_assert_eq(CLI.hostile.wire[4], SYNTH_WIRE_PLAIN, "only the command named");
+    cr_assert_eq(PARSE("--hostile", "heap"), 0, "%s", ERR);
+    cr_assert_eq(CLI.hostile.heap, 0x7fu);
+    fails_with(PARSE("--hostile", "cycle"), "'cycle' is not a kind");
+    fails_with(PARSE("--hostile", "stall,"), "'' is not a kind");
+    fails_with(PARSE("--hostile", "stall@PAWS"), "--hostile: 'PAWS' is not a command name");
+    fails_with(PARSE("--hostile", "cycles@ROOTS"), "cycles takes no @COMMAND");
+    fails_with(PARSE("--hostile", "busy@ROOTS"), "busy takes no @COMMAND");
+}
+
 Test(cli, equals_form_and_tcp) {
     cr_assert_eq(PARSE("--tcp=127.0.0.1:0", "--closures=7", "--leak-count=0"), 0, "%s", ERR);
     cr_assert_str_eq(CLI.tcp, "127.0.0.1:0");

@@ -232,6 +232,23 @@ Test(wire_hostile, stall_mid_answer_times_out) {
     hs_error err = {0};
     cr_assert_eq(wire_roots(c, &l, &err), HS_ERR_TIMEOUT);
     cr_assert(strstr(err.message, "150 ms"), "%s", err.message);
+    /* not "no answer": 10 bytes came, and the frame announced 12 more */
+    cr_assert(strstr(err.message, "ROOTS: the answer stopped after 10 bytes, 12 short of its "
+                                  "frame: nothing more from "), "%s", err.message);
+    finish(&p, c);
+}
+
+Test(wire_hostile, stall_inside_a_frame_header_times_out) {
+    wire_peer p;
+    peer_init(&p);
+    peer_reply_hex(&p, "000000");
+    wire_options o = {.io_timeout_ms = 150};
+    wire_conn *c = peer_start(&p, &o);
+    wire_ptr_list l;
+    hs_error err = {0};
+    cr_assert_eq(wire_roots(c, &l, &err), HS_ERR_TIMEOUT);
+    cr_assert(strstr(err.message, "ROOTS: the answer stopped after 3 bytes: nothing more from "),
+              "%s", err.message);
     finish(&p, c);
 }
 
