@@ -464,8 +464,8 @@ void query_census_free(query_census *c);
  * dominator subtrees of its closures (a closure inside another of the same
  * row counted once); d is h's dominator tree (query_dominators_run), c
  * the census computed with spec (filters prepared). Walks the GC roots
- * once more; closures outside the tree (only a WEAK's fields reach them)
- * add nothing. */
+ * once more (spec's progress reports it and may cancel); closures outside
+ * the tree (only a WEAK's fields reach them) add nothing. */
 hs_status query_census_retained(heap *h, const query_dominators *d,
                                 const query_census_spec *spec, query_census *c, hs_error *err);
 

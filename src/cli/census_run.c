@@ -150,7 +150,9 @@ int cli_run_census(const char *target, const cli_common *common, query_census_sp
     if (st == HS_OK && retained) {
         st = cli_dominators_compute(s.heap, &dom, &err);
         if (st == HS_OK)
-            st = query_census_retained(s.heap, dom, spec, &census, &err);
+            st = query_census_retained(s.heap, dom, spec, &census, &err); /* counts again */
+        if (tty)
+            fputs("\r\033[K", stderr);
         if (st != HS_OK)
             query_census_free(&census);
     }

@@ -87,7 +87,8 @@ hs_status query_census_retained(heap *h, const query_dominators *d,
         qsort(x.by_key, c->n_rows, sizeof *x.by_key, cmp_key);
     /* the census's closures: what the GC roots reach (the tree also holds
      * what only saved objects reach, hanging from its root apart) */
-    query_traversal t = {.visit = visit, .ctx = &x};
+    query_traversal t = {.visit = visit, .ctx = &x, .progress = spec->progress,
+                         .progress_ctx = spec->progress_ctx};
     query_traversal_stats stats;
     const wire_ptr_list *roots = heap_roots(h);
     if (st == HS_OK)

@@ -162,7 +162,8 @@ const tui_command tui_commands[] = {
     {"Census", "Census", {'c'}, EXPL, PAUSED,
      "Count the reachable closures that pass the active filters by type, constructor, source, "
      "closure-name, era, cost-centre or thunk, optionally with a second level (asks for A or "
-     "A,B); columns count, bytes, max and average",
+     "A,B); columns count, bytes, max and average, and retained once the dominator tree exists "
+     "(R)",
      tui_cmd_census, 0},
     {"Census", "Thunks", {'t'}, EXPL, PAUSED,
      "The thunks grouped by source location (or info table when there is none), largest first",
@@ -172,8 +173,9 @@ const tui_command tui_commands[] = {
      "filters, grouped by value: copies, bytes and bytes wasted by duplicates",
      tui_cmd_strings, 0},
     {"Census", "Sort", {'s'}, EXPL, PAUSED,
-     "Sort a census by its next column (bytes, count, max, average, key), or the strings "
-     "(wasted, bytes, count, length, value)",
+     "Sort a census by its next column (bytes, count, max, average, key, retained: computes "
+     "the retained sizes first, Esc cancels), or the strings (wasted, bytes, count, length, "
+     "value)",
      tui_cmd_request, TUI_REQ_SORT},
     {"Census", "Dump byte array", {'x'}, EXPL, PAUSED,
      "The bytes of the selected ARR_WORDS (or of a string's array) in hex and text, a screen "

@@ -312,13 +312,14 @@ void tui_filters_text(const query_filters *f, char *buf, size_t cap) {
         snprintf(buf, cap, "every closure");
 }
 
-hs_status tui_filters_ready(tui_app *app, const tui_filter_spec *extra, size_t n_extra,
-                            query_filters **out, hs_error *err) {
-    tui_explorer *ex = &app->ex;
+/* Specs a[0..na) then b[0..nb), compiled and prepared for the paused heap. */
+static hs_status filters_of(tui_app *app, const tui_filter_spec *a, size_t na,
+                            const tui_filter_spec *b, size_t nb, query_filters **out,
+                            hs_error *err) {
     *out = NULL;
     hs_status st = query_filters_new(out, err);
-    for (size_t i = 0; st == HS_OK && i < ex->n_filters + n_extra; i++) {
-        const tui_filter_spec *f = i < ex->n_filters ? &ex->filters[i] : &extra[i - ex->n_filters];
+    for (size_t i = 0; st == HS_OK && i < na + nb; i++) {
+        const tui_filter_spec *f = i < na ? &a[i] : &b[i - na];
         st = query_filters_add(*out, f->kind, f->long_text ? f->long_text : f->text, f->invert,
                                err);
     }
@@ -329,6 +330,16 @@ hs_status tui_filters_ready(tui_app *app, const tui_filter_spec *extra, size_t n
         *out = NULL;
     }
     return st;
+}
+
+hs_status tui_filters_ready(tui_app *app, const tui_filter_spec *extra, size_t n_extra,
+                            query_filters **out, hs_error *err) {
+    return filters_of(app, app->ex.filters, app->ex.n_filters, extra, n_extra, out, err);
+}
+
+hs_status tui_filters_of(tui_app *app, const tui_filter_spec *specs, size_t n,
+                         query_filters **out, hs_error *err) {
+    return filters_of(app, specs, n, NULL, 0, out, err);
 }
 
 static bool analysis_progress(void *ctx, uint64_t visited) {

@@ -20,6 +20,9 @@ void tui_search_run(tui_app *app, const tui_filter_spec *extra, size_t n_extra,
  * the paused heap into a new list (*out, freed by the caller). */
 hs_status tui_filters_ready(tui_app *app, const tui_filter_spec *extra, size_t n_extra,
                             query_filters **out, hs_error *err);
+/* The specs alone (filters a view kept), compiled and prepared likewise. */
+hs_status tui_filters_of(tui_app *app, const tui_filter_spec *specs, size_t n,
+                         query_filters **out, hs_error *err);
 /* "Exact constructor name Leak AND ...", or "every closure" for none. */
 void tui_filters_text(const query_filters *f, char *buf, size_t cap);
 

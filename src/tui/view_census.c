@@ -2,7 +2,10 @@
  * counted by one or two keys (type, constructor, source, closure name,
  * era, cost centre, thunk) with count, bytes, max and average columns,
  * sortable by each, and a bar of each row's share. Two levels list each
- * first-level row with its second-level rows under it. Enter runs the
+ * first-level row with its second-level rows under it. Once the pause's
+ * dominator tree exists (R, or sorting by retained computes it), a
+ * retained column: the bytes a first-level row's closures keep alive
+ * together (query_census_retained, as census --retained). Enter runs the
  * retainer search of exactly the selected row's closures (the active
  * filters and one bucket filter per level) as a new view. The thunks
  * view is the census by thunk. The counting is query/'s. */
@@ -23,7 +26,7 @@
 #include "views.h"
 
 #define BAR_COLS 10
-#define NUM_COLS 42 /* count, bytes, max, avg: 11 + 11 + 10 + 10 */
+#define RETAINED_COLS 14
 #define DEFAULT_BY "constructor"
 
 /* One line on screen: a first-level row, or a second-level row under parent. */
@@ -43,6 +46,12 @@ typedef struct census_view {
     size_t n_lines;
     size_t sel, top;
     int height;
+    tui_app *app;
+    /* the filters it counted with: the retained sizes, later, count the same closures */
+    tui_filter_spec filters[TUI_MAX_FILTERS];
+    size_t n_filters;
+    bool retained;       /* the rows have their retained bytes */
+    uint64_t heap_bytes; /* the dominator tree's: the whole of a retained share */
 } census_view;
 
 static void census_free(tui_view *base) {
@@ -74,18 +83,24 @@ static bool build_lines(census_view *v) {
 
 /* ---- drawing ---------------------------------------------------------- */
 
-/* A row's share of the whole: of the closures when sorted by count, else of the bytes. */
-static double share(const census_view *v, const query_census_row *r) {
-    bool by_count = v->column == QUERY_CENSUS_COL_COUNT;
-    uint64_t total = by_count ? v->census.total_count : v->census.total_bytes;
-    uint64_t part = by_count ? r->count : r->bytes;
+/* A line's share of the whole: of the closures when sorted by count, of
+ * the heap's bytes its first-level row keeps alive when sorted by
+ * retained, else of the bytes. */
+static double share(const census_view *v, const census_line *l) {
+    const query_census_row *r = l->row;
+    uint64_t total = v->census.total_bytes, part = r->bytes;
+    if (v->column == QUERY_CENSUS_COL_COUNT)
+        total = v->census.total_count, part = r->count;
+    else if (v->column == QUERY_CENSUS_COL_RETAINED && !l->parent)
+        total = v->heap_bytes, part = r->retained;
     return total ? (double)part / (double)total : 0;
 }
 
 static void draw_head(const census_view *v, int y) {
     static const query_census_column cols[] = {QUERY_CENSUS_COL_COUNT, QUERY_CENSUS_COL_BYTES,
-                                               QUERY_CENSUS_COL_MAX, QUERY_CENSUS_COL_AVG};
-    static const int widths[] = {11, 11, 10, 10};
+                                               QUERY_CENSUS_COL_MAX, QUERY_CENSUS_COL_AVG,
+                                               QUERY_CENSUS_COL_RETAINED};
+    static const int widths[] = {11, 11, 10, 10, RETAINED_COLS};
     bool utf8 = tui_term_caps_get()->utf8;
     const char *mark = v->descending ? (utf8 ? "▼" : "v") : (utf8 ? "▲" : "^");
     int attr = tui_attr(TUI_ROLE_LABEL) | A_BOLD;
@@ -93,7 +108,8 @@ static void draw_head(const census_view *v, int y) {
     tui_put(y, 1, "share", BAR_COLS + 8, attr);
     int x = 1 + BAR_COLS + 8;
     char label[48];
-    for (size_t i = 0; i < sizeof cols / sizeof *cols; i++) {
+    size_t n_cols = sizeof cols / sizeof *cols - (v->retained ? 0 : 1);
+    for (size_t i = 0; i < n_cols; i++) {
         snprintf(label, sizeof label, "%s%s", v->column == cols[i] ? mark : "",
                  query_census_column_name(cols[i]));
         int w = tui_text_cols(label, strlen(label));
@@ -113,7 +129,7 @@ static void draw_line(const census_view *v, size_t i, int y) {
     bool sel = i == v->sel;
     int base = tui_attr(sel ? TUI_ROLE_SELECTED : TUI_ROLE_NORMAL);
     tui_fill(y, 0, COLS, base);
-    double s = share(v, r);
+    double s = share(v, l);
     int cells = (int)(s * BAR_COLS + 0.5);
     const char *full = tui_term_caps_get()->utf8 ? "█" : "#";
     for (int c = 0; c < cells && c < BAR_COLS; c++)
@@ -124,6 +140,11 @@ static void draw_line(const census_view *v, size_t i, int y) {
     snprintf(buf, sizeof buf, "%11" PRIu64 "%11" PRIu64 "%10" PRIu64 "%10" PRIu64, r->count,
              r->bytes, r->max, r->count ? r->bytes / r->count : 0);
     int x = 1 + BAR_COLS + 8;
+    x += tui_put(y, x, buf, COLS - x, base);
+    if (v->retained && !l->parent) /* the first level's: children have none */
+        snprintf(buf, sizeof buf, "%*" PRIu64, RETAINED_COLS, r->retained);
+    else
+        snprintf(buf, sizeof buf, "%*s", v->retained ? RETAINED_COLS : 0, "");
     x += tui_put(y, x, buf, COLS - x, base);
     x += tui_put(y, x, l->parent ? "      " : "  ", COLS - x, base);
     int key_attr = l->parent || v->levels == 1 ? base : base | (int)A_BOLD;
@@ -178,15 +199,58 @@ static void find_next(tui_app *app, census_view *v, const char *needle) {
         tui_app_message(app, TUI_ROLE_ERROR, "'%s' is not in the census", needle);
 }
 
-/* Sorts by the next column (bytes, count, max, avg, key), keeping the selected row. */
+static bool retained_progress(void *ctx, uint64_t visited) {
+    (void)ctx;
+    return tui_progress("retained sizes", visited, "closures visited");
+}
+
+/* Each first-level row's retained bytes, the dominator tree computed
+ * first when the pause has none (both show progress; Esc cancels).
+ * filters: the view's, prepared, or NULL to compile them again. */
+static hs_status add_retained(tui_app *app, census_view *v, query_filters *filters,
+                              hs_error *err) {
+    query_filters *own = NULL;
+    hs_status st = tui_dominators_compute(app, err);
+    if (st == HS_OK && !filters) {
+        st = tui_filters_of(app, v->filters, v->n_filters, &own, err);
+        filters = own;
+    }
+    if (st == HS_OK) {
+        query_census_spec spec = {.levels = v->levels, .filters = filters, .prepared = true,
+                                  .progress = retained_progress};
+        memcpy(spec.by, v->by, v->levels * sizeof *v->by);
+        tui_progress_begin("retained sizes");
+        st = query_census_retained(session_heap(app->sess), app->ex.dominators, &spec,
+                                   &v->census, err);
+    }
+    query_filters_free(own);
+    if (st != HS_OK && tui_progress_cancelled())
+        err->status = HS_ERR_CANCELLED;
+    if (st == HS_OK) {
+        query_dominators_info info;
+        query_dominators_stats(app->ex.dominators, &info);
+        v->heap_bytes = info.bytes;
+        v->retained = true;
+    }
+    return st;
+}
+
+/* Sorts by the next column (bytes, count, max, avg, key, retained),
+ * keeping the selected row. Retained sizes are computed when first
+ * needed; cancelled, the sort goes on to bytes. */
 static void sort_next(tui_app *app, census_view *v) {
     static const query_census_column order[] = {QUERY_CENSUS_COL_BYTES, QUERY_CENSUS_COL_COUNT,
                                                 QUERY_CENSUS_COL_MAX, QUERY_CENSUS_COL_AVG,
-                                                QUERY_CENSUS_COL_KEY};
+                                                QUERY_CENSUS_COL_KEY, QUERY_CENSUS_COL_RETAINED};
     size_t n = sizeof order / sizeof *order, at = 0;
     while (at < n && order[at] != v->column)
         at++;
     v->column = order[(at + 1) % n];
+    hs_error err = {0};
+    bool failed = v->column == QUERY_CENSUS_COL_RETAINED && !v->retained &&
+                  add_retained(app, v, NULL, &err) != HS_OK;
+    if (failed)
+        v->column = order[0];
     v->descending = v->column != QUERY_CENSUS_COL_KEY;
     /* sorting moves the rows, not their keys' text: the key pointer finds the row again */
     const char *key = NULL, *parent = NULL; /* (second-level keys may be one text) */
@@ -204,8 +268,24 @@ static void sort_next(tui_app *app, census_view *v) {
         if (l->row->key == key && (l->parent ? l->parent->key : NULL) == parent)
             v->sel = i;
     }
-    tui_app_message(app, TUI_ROLE_INFO, "sorted by %s",
-                    query_census_column_name(v->column));
+    if (failed) /* "sorted by bytes; retained sizes: cancelled" */
+        tui_app_error(app, "sorted by bytes; retained sizes", &err);
+    else
+        tui_app_message(app, TUI_ROLE_INFO, "sorted by %s",
+                        query_census_column_name(v->column));
+}
+
+/* R: the pause's dominator tree is there now; the column follows. */
+static void show_retained(tui_app *app, census_view *v) {
+    hs_error err = {0};
+    if (!v->retained && add_retained(app, v, NULL, &err) != HS_OK) {
+        tui_app_error(app, "retained sizes", &err);
+        return;
+    }
+    char k_sort[32];
+    tui_app_message(app, TUI_ROLE_INFO,
+                    "retained: the bytes each row's closures keep alive together; %s sorts",
+                    tui_command_key("Sort", k_sort, sizeof k_sort));
 }
 
 static bool census_request(tui_app *app, tui_view *base, tui_request req) {
@@ -222,6 +302,7 @@ static bool census_request(tui_app *app, tui_view *base, tui_request req) {
         return true;
     case TUI_REQ_FIND_NEXT: find_next(app, v, app->ex.find); return true;
     case TUI_REQ_SORT: sort_next(app, v); return true;
+    case TUI_REQ_RETAINED: show_retained(app, v); return true;
     default: return false;
     }
 }
@@ -249,6 +330,9 @@ static hs_status count(void *ctx, heap *h, query_filters *filters, query_progres
                               .progress = progress, .progress_ctx = progress_ctx};
     memcpy(spec.by, v->by, v->levels * sizeof *v->by);
     hs_status st = query_census_compute(h, &spec, &v->census, err);
+    hs_error ignored = {0}; /* without them the census stands: R or s try again */
+    if (st == HS_OK && v->app->ex.dominators && add_retained(v->app, v, filters, &ignored) != HS_OK)
+        tui_progress_reset(); /* an Esc that stopped them leaves the census */
     if (st == HS_OK && !build_lines(v))
         st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
     return st;
@@ -269,6 +353,9 @@ static void census_open(tui_app *app, const query_census_by *by, size_t levels,
         return;
     }
     v->base.ops = &census_ops;
+    v->app = app;
+    memcpy(v->filters, app->ex.filters, app->ex.n_filters * sizeof *v->filters);
+    v->n_filters = app->ex.n_filters;
     memcpy(v->by, by, levels * sizeof *by);
     v->levels = levels;
     v->column = QUERY_CENSUS_COL_BYTES;
@@ -292,13 +379,16 @@ static void census_open(tui_app *app, const query_census_by *by, size_t levels,
              v->census.n_rows, hs_plural(v->census.n_rows, "row", "rows"), v->census.total_count,
              hs_plural(v->census.total_count, "closure", "closures"));
     tui_explorer_push(app, &v->base);
-    char k_sort[32];
+    char k_sort[32], k_retained[32], retained[64] = "";
+    if (!v->retained)
+        snprintf(retained, sizeof retained, ", %s: retained sizes",
+                 tui_command_key("Retained sizes", k_retained, sizeof k_retained));
     const query_unreadable *u = &v->census.unreadable;
     tui_app_message(app, TUI_ROLE_INFO,
-                    "%" PRIu64 " %s, %" PRIu64 " bytes; Enter: retainers of a row, %s: sort%s",
+                    "%" PRIu64 " %s, %" PRIu64 " bytes; Enter: retainers of a row, %s: sort%s%s",
                     v->census.total_count, hs_plural(v->census.total_count, "closure", "closures"),
                     v->census.total_bytes, tui_command_key("Sort", k_sort, sizeof k_sort),
-                    u->count ? "; some closures could not be read" : "");
+                    retained, u->count ? "; some closures could not be read" : "");
 }
 
 /* "constructor" or "constructor,era" (spaces allowed) into by[]. */

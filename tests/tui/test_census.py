@@ -3,7 +3,9 @@ heap by one or two keys, checked row by row against the synthetic
 debuggee's plan; s sorts by the next column; the active filters apply;
 Enter on a row searches the retainers of exactly that row's closures (a
 new view in the history); t is the census of the thunks."""
+import json
 import re
+import subprocess
 
 import harness
 from harness import TuiCase
@@ -11,6 +13,9 @@ from harness import TuiCase
 # share bar, percentage, count, bytes, max, avg, then the key (2 spaces on
 # the first level, 6 on the second)
 ROW = re.compile(r"^[ >]?\s*\S*\s+(\d+\.\d)%\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)(  +)(\S.*?)\s*$")
+# with the retained column: after avg, blank on the second level
+RETAINED_ROW = re.compile(r"^[ >]?\s*\S*\s+(\d+\.\d)%\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)"
+                          r"( {2,}(\d+)| {14})(  +)(\S.*?)\s*$")
 TOTAL = re.compile(r"(\d+) rows?, (\d+) closures?")
 # the closure types a thunk census counts (query_census_is_thunk)
 THUNK_TYPES = {"THUNK", "THUNK_1_0", "THUNK_0_1", "THUNK_2_0", "THUNK_1_1", "THUNK_0_2",
@@ -145,6 +150,62 @@ class Census(TuiCase):
             self.assertEqual(level, 1)
             self.assertIn(key, by_thunk, s.dump())
             self.assertEqual((count, nbytes), (by_thunk[key]["count"], by_thunk[key]["bytes"]))
+
+    def cli_census(self, *args):
+        out = subprocess.run([harness.HEAPSCOPE, "census", self.d.socket, "--retained", "--sort",
+                              "retained", "--json", *args], capture_output=True, text=True,
+                             timeout=180, check=True)
+        return json.loads(out.stdout)["rows"]
+
+    @staticmethod
+    def retained_rows(screen):
+        """[(level, key, retained or None)] of a census with the retained column."""
+        out = []
+        for line in screen.lines:
+            m = RETAINED_ROW.match(line)
+            if m:
+                level = 1 if len(m.group(8)) < 6 else 2
+                out.append((level, m.group(9), int(m.group(7)) if m.group(7) else None))
+        return out
+
+    def test_retained_column_and_sort_are_the_cli_census(self):
+        era = str(self.d.plan["leak"]["era"]) + "-"
+        want = self.cli_census("--by", "constructor", "--era", era)
+        want2 = self.cli_census("--by", "constructor,era")
+        self.assertGreater(len({r["retained"] for r in want}), 5)
+        t = self.paused(self.d, height=45, width=140)
+        t.run_command("Add filter: era range")
+        t.wait_text("era range", what="the era prompt")
+        t.type(era)
+        t.keys("Enter")
+        t.wait_text("Filters:", what="the filter bar")
+        s = self.census(t)
+        self.assertTrue(s.search(r"R: retained sizes"), s.dump())
+        self.assertNotIn("retained", s.lines[2], "no retained column before the tree:\n" + s.dump())
+        # s cycles bytes, count, max, avg, key, then retained, computing the tree and the column
+        for column in ("count", "max", "avg", "constructor", "retained"):
+            before = t.screen()
+            t.keys("s")
+            s = t.wait(lambda s: s.raw != before.raw and re.search(r"[▼▲v^]%s" % column, s.text),
+                       "sorted by " + column, timeout=120)
+        s = t.wait_text("sorted by retained", timeout=120, what="the retained sort")
+        shown = self.retained_rows(s)
+        self.assertGreater(len(shown), 20, s.dump())
+        self.assertEqual(shown, [(1, r["key"], r["retained"]) for r in want][:len(shown)],
+                         s.dump())
+        # the tree exists now: a new census has the column at once, first level only
+        t.keys("C-w")
+        t.wait_gone("Filters:", what="the filters cleared")
+        s = self.census(t, "constructor,era")
+        self.assertIn("retained", s.lines[1], s.dump())
+        self.assertFalse(s.search(r"R: retained sizes"), s.dump())
+        got = {key: retained for level, key, retained in self.retained_rows(s) if level == 1}
+        self.assertGreater(len(got), 5, s.dump())
+        for r in want2:
+            if r["key"] in got:
+                self.assertEqual(got[r["key"]], r["retained"], "row %s:\n%s" % (r["key"], s.dump()))
+        self.assertTrue(all(r is None for level, _, r in self.retained_rows(s) if level == 2),
+                        s.dump())
 
     def test_esc_cancels_a_census_and_the_view_stays(self):
         d = self.debuggee("4243-slow", harness.LEAK_ARGS + ("--answer-delay", "60"))
