@@ -329,10 +329,38 @@ void query_dominator_rows_free(query_dominator_row *rows, size_t n_rows);
  * retained sizes leaving out any c below another of the group (through a
  * newer closure), whose bytes that one's retained size holds already.
  * Subtrees of different groups can nest too, so the groups' bytes can add
- * up to more than the total, which is the union over all groups. */
+ * up to more than the total, which is the union over all groups.
+ *
+ * Groups are also told apart by what their retainers are (query_leak_kind):
+ * an unfinished computation (a thunk, a function or partial application, a
+ * thread's stack) HOLDS the older closure as an input it has not consumed,
+ * the usual shape of a space leak in a lazy heap; any other closure (a
+ * constructor, an array, a mutable cell, an indirection) CONTAINS it as part
+ * of a value built from it, which an immutable heap does all the time
+ * (every closure was built from older ones). The ranking: groups that free
+ * something (bytes > 0) first, among them holds before contents, each by
+ * bytes; then the groups that free nothing. */
+typedef enum query_leak_kind {
+    QUERY_LEAK_THUNK,       /* THUNK*, THUNK_SELECTOR, AP, AP_STACK: holds */
+    QUERY_LEAK_FUNCTION,    /* FUN*, PAP, BCO, CONTINUATION: holds */
+    QUERY_LEAK_STACK,       /* STACK, TSO: holds */
+    QUERY_LEAK_CONSTRUCTOR, /* CONSTR*: contains */
+    QUERY_LEAK_ARRAY,       /* (SMALL_)MUT_ARR_PTRS_*, mutable or frozen: contains */
+    QUERY_LEAK_MUTABLE,     /* MUT_VAR, MVAR, TVAR: contains */
+    QUERY_LEAK_OTHER        /* indirections (an evaluated thunk's value) and the rest */
+} query_leak_kind;
+
+/* The kind of a closure type. */
+query_leak_kind query_leak_kind_of(uint32_t closure_type);
+/* "thunk", "function", "stack", "constructor", "array", "mutable", "other". */
+const char *query_leak_kind_name(query_leak_kind k);
+/* Whether retainers of kind k hold (rather than contain) what they point at. */
+bool query_leak_kind_holds(query_leak_kind k);
+
 typedef struct query_leak_group {
     char *retainer;        /* the retaining closures' key */
     char *retained;        /* the retained closures' constructor key */
+    query_leak_kind kind;  /* what the retainers are (part of the group's key) */
     bool has_position;     /* retainer is a source location (else "<info 0x...>") */
     uint64_t info_ptr;     /* the example retainer's info table */
     uint64_t edges;        /* newer -> older edges of the group */
@@ -343,7 +371,7 @@ typedef struct query_leak_group {
 } query_leak_group;
 
 typedef struct query_leaks {
-    query_leak_group *groups; /* most bytes first (then edges, then keys) */
+    query_leak_group *groups; /* in the ranking above (ties: edges, then keys) */
     size_t n_groups;
     uint64_t edges;           /* all newer -> older edges */
     uint64_t closures;        /* reachable closures looked at */

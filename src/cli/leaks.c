@@ -1,7 +1,8 @@
 /* heapscope leaks TARGET: the era-boundary report (query_leaks_run): where
- * closures of a newer era retain older ones, grouped by retainer and
- * retained constructor, most bytes retained only through them first; each
- * group with the retainer search that leads to its merged root paths. */
+ * closures of a newer era retain older ones, grouped by retainer, retained
+ * constructor and retainer kind, ranked as query.h says (what computations
+ * hold before what values contain); each group with the retainer search
+ * that leads to its merged root paths. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -84,15 +85,17 @@ static void print_text(const char *target, const query_leaks *l, size_t top) {
            "%" PRIu64 " bytes retained only through them (%" PRIu64 " reachable closures)\n",
            l->edges, l->n_groups, l->bytes, l->closures);
     if (l->n_groups)
-        printf("%14s %10s %10s  retainer -> retained constructor\n", "bytes", "older", "edges");
+        printf("%14s %10s %10s  %-11s  retainer -> retained constructor\n", "bytes", "older",
+               "edges", "kind");
     for (size_t i = 0; i < l->n_groups && i < top; i++) {
         const query_leak_group *g = &l->groups[i];
-        printf("%14" PRIu64 " %10" PRIu64 " %10" PRIu64 "  ", g->bytes, g->older, g->edges);
+        printf("%14" PRIu64 " %10" PRIu64 " %10" PRIu64 "  %-11s  ", g->bytes, g->older, g->edges,
+               query_leak_kind_name(g->kind));
         put_clean(g->retainer);
         fputs(" -> ", stdout);
         put_clean(g->retained);
-        printf("\n%38sexample 0x%" PRIx64 " (era %" PRIu64 ") -> 0x%" PRIx64 " (era %" PRIu64
-               ")\n%38s",
+        printf("\n%51sexample 0x%" PRIx64 " (era %" PRIu64 ") -> 0x%" PRIx64 " (era %" PRIu64
+               ")\n%51s",
                "", g->from, g->from_era, g->to, g->to_era, "");
         line cmd;
         group_command(target, g, &cmd);
@@ -113,6 +116,8 @@ static void print_json(const char *target, const query_leaks *l, size_t top,
         cli_json_string(stdout, g->retainer);
         fputs(", \"retained\": ", stdout);
         cli_json_string(stdout, g->retained);
+        printf(", \"kind\": \"%s\", \"holds\": %s", query_leak_kind_name(g->kind),
+               query_leak_kind_holds(g->kind) ? "true" : "false");
         printf(", \"bytes\": %" PRIu64 ", \"older\": %" PRIu64 ", \"edges\": %" PRIu64
                ", \"example\": {\"from\": \"0x%" PRIx64 "\", \"from_era\": %" PRIu64
                ", \"to\": \"0x%" PRIx64 "\", \"to_era\": %" PRIu64 "}, \"filter\": [",

@@ -8,8 +8,12 @@
  * info pointers, noting each older closure whose immediate dominator is
  * the edge's newer closure (a dominator need not be a predecessor, so the
  * edge is what tells). The pairs are named once each with the census's own
- * keys, pairs whose names are the same text are merged into groups, and a
- * walk of the dominator tree adds up each group's bytes (leaks_nest.c). */
+ * keys, pairs whose names and retainer kinds are the same are merged into
+ * groups, and a walk of the dominator tree adds up each group's bytes
+ * (leaks_nest.c). The ranking puts holds before contents (query.h): in an
+ * immutable heap every closure was built from older ones, so a newer
+ * constructor or array pointing into an older era is the normal case, and
+ * a thunk or function still holding older data is the leak's shape. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,6 +153,7 @@ static query_action edges(void *ctx, heap *h, const heap_closure *c, uint32_t de
             return QUERY_STOP;
         }
         if (!p->g.edges) {
+            p->g.kind = query_leak_kind_of(c->type);
             p->g.from = wire_untag(c->addr);
             p->g.to = wire_untag(c->edges[e].addr);
             p->g.from_era = from_era;
@@ -176,11 +181,19 @@ static query_action edges(void *ctx, heap *h, const heap_closure *c, uint32_t de
 static int by_keys(const void *a, const void *b) {
     const query_leak_group *x = a, *y = b;
     int c = strcmp(x->retainer, y->retainer);
-    return c ? c : strcmp(x->retained, y->retained);
+    if (!c)
+        c = strcmp(x->retained, y->retained);
+    return c ? c : (int)x->kind - (int)y->kind;
 }
 
+/* Groups that free something first, holds before contents, then bytes. */
 static int by_rank(const void *a, const void *b) {
     const query_leak_group *x = a, *y = b;
+    if ((x->bytes > 0) != (y->bytes > 0))
+        return x->bytes > 0 ? -1 : 1;
+    bool hx = query_leak_kind_holds(x->kind), hy = query_leak_kind_holds(y->kind);
+    if (hx != hy)
+        return hx ? -1 : 1;
     if (x->bytes != y->bytes)
         return x->bytes > y->bytes ? -1 : 1;
     if (x->edges != y->edges)
@@ -212,7 +225,8 @@ static int pairs_by_keys(const void *a, const void *b) {
     return by_keys(&(*(pair *const *)a)->g, &(*(pair *const *)b)->g);
 }
 
-/* Names the pairs and merges those whose keys are the same text into
+/* Names the pairs and merges those whose keys are the same text (and
+ * whose retainers are of one kind) into
  * out->groups (the first one's example edge is kept); each pair learns
  * its group. */
 static hs_status build_groups(heap *h, leaks_ctx *x, query_leaks *out, hs_error *err) {

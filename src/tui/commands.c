@@ -190,8 +190,9 @@ const tui_command tui_commands[] = {
      tui_cmd_dominators, 0},
     {"Leaks", "Leaks", {'L'}, EXPL, PAUSED | ERA,
      "Where closures of a newer era retain older ones, grouped by the retaining closures' source "
-     "location (or info table) and the retained constructor, most bytes retained only through "
-     "them first; Enter searches a group's retaining closures and shows their paths merged",
+     "location (or info table), the retained constructor and the retainers' kind, ranked as "
+     "heapscope leaks ranks them (what thunks, functions and stacks hold first); Enter searches "
+     "a group's retaining closures and shows their paths merged",
      tui_cmd_leaks, 0},
 
     {"Leaks", "Retained sizes", {'R'}, EXPL, PAUSED,

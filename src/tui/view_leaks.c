@@ -1,7 +1,8 @@
 /* The leaks view: the era-boundary report (query_leaks), where closures
  * of a newer era retain older ones, grouped by the retaining closures'
- * source location (or info table) and the retained constructor, most
- * bytes retained only through them first. Enter searches the group's
+ * source location (or info table), the retained constructor and what the
+ * retainers are (a thunk, function or stack holds; the rest contain),
+ * ranked as `heapscope leaks` does. Enter searches the group's
  * retaining closures and shows their paths merged. Needs era profiling;
  * uses the pause's dominator tree (computed once, view_dominators.c). */
 #include <inttypes.h>
@@ -37,7 +38,7 @@ static void leaks_draw(tui_app *app, tui_view *base, int top, int bottom) {
     (void)app;
     leaks_view *v = (leaks_view *)base;
     char buf[160];
-    snprintf(buf, sizeof buf, "%14s %10s %10s  %s", "bytes", "older", "edges",
+    snprintf(buf, sizeof buf, "%14s %10s %10s  %-11s  %s", "bytes", "older", "edges", "kind",
              "newer retainer -> older constructor retained");
     tui_fill(top, 0, COLS, tui_attr(TUI_ROLE_NORMAL));
     tui_put(top++, 1, buf, COLS - 1, tui_attr(TUI_ROLE_LABEL) | A_BOLD);
@@ -51,8 +52,8 @@ static void leaks_draw(tui_app *app, tui_view *base, int top, int bottom) {
         bool sel = i == v->sel;
         int y = top + r, attr = tui_attr(sel ? TUI_ROLE_SELECTED : TUI_ROLE_NORMAL);
         tui_fill(y, 0, COLS, attr);
-        snprintf(buf, sizeof buf, "%14" PRIu64 " %10" PRIu64 " %10" PRIu64 "  ", g->bytes,
-                 g->older, g->edges);
+        snprintf(buf, sizeof buf, "%14" PRIu64 " %10" PRIu64 " %10" PRIu64 "  %-11s  ", g->bytes,
+                 g->older, g->edges, query_leak_kind_name(g->kind));
         int x = 1 + tui_put(y, 1, buf, COLS - 1, attr);
         x += tui_put(y, x, g->retainer, COLS - x,
                      sel ? attr : tui_attr(g->has_position ? TUI_ROLE_LOCATION : TUI_ROLE_ADDRESS));

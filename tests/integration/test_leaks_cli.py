@@ -2,18 +2,24 @@
 leak, era-profiled: the planted thunk (newer era) holding the leak list
 (older era) is the first group, keyed by the thunk's source location and
 the list cell's constructor, its bytes exactly the list's cells, Leak
-closures and heap I# boxes the plan implies; the printed retainer command
-finds that thunk; groups ranked by bytes adding up to the total; a
-debuggee without era profiling is refused (run by meson test)."""
+closures and heap I# boxes the plan implies; so it is with the debuggee's
+default options (several seeds) and with small leaks in larger heaps, where
+newer arrays and lists built from older data retain more bytes than the
+thunk (they ranked first before holds came before contents); the printed
+retainer command finds that thunk; groups ranked as the man page says
+(freeing something, holds before contents, bytes) adding up to the total;
+a debuggee without era profiling is refused (run by meson test)."""
 import os
+import json
 import shlex
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
 from test_cli import Debuggee, PlantedCase, run  # noqa: E402  (same helpers, same binary)
 
-LEAKS = 2000
+LEAKS = 700
 INTLIKE_MAX = 255  # GHC's static INTLIKE closures cover -16..255: no heap box for them
 PROF = 16  # the profiling header's two words
 CONS, IBOX = 24 + PROF, 16 + PROF  # (:) and I# n on an era-profiled RTS
@@ -21,9 +27,9 @@ CONS_KEY = "ghc-prim:GHC.Types::"
 
 
 class PlantedLeaks(PlantedCase):
-    # a leak of 2000 closures in a heap of 30000: the generator's other
-    # closures also cross eras (an immutable closure always points to older
-    # ones), so a small leak does not rank first (700 ranks third here)
+    # a leak of 700 closures in a heap of 30000: the generator's arrays and
+    # lists of newer eras, built from older structures, dominate more bytes
+    # (the thunk ranked third by bytes alone); they contain, the thunk holds
     ARGS = ("--profiled", "--closures", "30000", "--eras", "6", "--leak-era", "2",
             "--leak-count", str(LEAKS), "--seed", "5")
 
@@ -38,6 +44,7 @@ class PlantedLeaks(PlantedCase):
         self.assertEqual(first["retainer"], thunk["location"])
         self.assertEqual(first["retained"], CONS_KEY)
         self.assertEqual((first["edges"], first["older"]), (1, 1))
+        self.assertEqual((first["kind"], first["holds"]), ("thunk", True))
         self.assertEqual(first["example"], {"from": thunk["address"], "from_era": thunk["era"],
                                             "to": cell["address"], "to_era": cell["era"]})
         self.assertGreater(thunk["era"], cell["era"])
@@ -59,12 +66,19 @@ class PlantedLeaks(PlantedCase):
                              "--limit", "0")
         self.assertIn(path[3]["address"], [m["path"][-1]["address"] for m in found["matches"]])
 
-    def test_ranked_by_bytes_adding_up(self):
+    def test_ranked_holds_first_adding_up(self):
         out = self.leaks("--top", "100000")
         rows = out["top"]
         self.assertEqual(len(rows), out["groups"])
-        self.assertEqual([r["bytes"] for r in rows], sorted((r["bytes"] for r in rows),
-                                                            reverse=True))
+        # freeing something first, holds before contents, then bytes
+        rank = [(r["bytes"] == 0, not r["holds"], -r["bytes"]) for r in rows]
+        self.assertEqual(rank, sorted(rank))
+        holds = {"thunk", "function", "stack"}
+        for r in rows:
+            self.assertEqual(r["holds"], r["kind"] in holds, r)
+        # what the thunk outranks: contents retaining more (so bytes alone
+        # would not put it first)
+        self.assertGreater(max(r["bytes"] for r in rows if not r["holds"]), rows[0]["bytes"])
         # the total is the union of the groups' subtrees: at most their sum,
         # at least the largest, and never more than the heap holds
         dom = self.json_of("dominators", "--top", "1")
@@ -87,10 +101,40 @@ class PlantedLeaks(PlantedCase):
         self.assertRegex(lines[0], r"^leaks: \d+ edges from a newer era to an older one in "
                                    r"\d+ groups; \d+ bytes retained only through them")
         first = self.leaks()["top"][0]
-        self.assertEqual(lines[2].split(), [str(first["bytes"]), "1", "1",
+        self.assertEqual(lines[1].split(), ["bytes", "older", "edges", "kind", "retainer", "->",
+                                            "retained", "constructor"])
+        self.assertEqual(lines[2].split(), [str(first["bytes"]), "1", "1", "thunk",
                                             first["retainer"], "->", CONS_KEY])
         self.assertEqual(lines[4].strip(), first["command"])
         self.assertRegex(lines[-1], r"^… \d+ more groups \(--top\)$")
+
+
+class PlantedFirst(unittest.TestCase):
+    """The planted thunk's group first with the debuggee's default options
+    on several seeds, and with small leaks in larger heaps of more eras."""
+
+    def first_is_planted(self, *args):
+        with tempfile.TemporaryDirectory() as tmp:
+            plan_path = os.path.join(tmp, "plan.json")
+            with Debuggee("--profiled", "--plan", plan_path, *args) as d:
+                r = run("leaks", d.socket, "--json", "--top", "1")
+                self.assertEqual(r.returncode, 0, r.stderr)
+                with open(plan_path) as f:
+                    thunk = json.load(f)["leak"]["path"][3]
+        first = json.loads(r.stdout)["top"][0]
+        self.assertEqual((first["retainer"], first["retained"], first["example"]["from"]),
+                         (thunk["location"], CONS_KEY, thunk["address"]), args)
+
+    def test_default_options(self):
+        for seed in ("1", "2", "3", "4"):
+            self.first_is_planted("--seed", seed)
+
+    def test_small_leaks_in_larger_heaps(self):
+        for seed in ("1", "3"):
+            self.first_is_planted("--closures", "30000", "--eras", "6", "--leak-era", "2",
+                                  "--leak-count", "100", "--seed", seed)
+        self.first_is_planted("--closures", "100000", "--eras", "8", "--leak-count", "50",
+                              "--seed", "5")
 
 
 class NotEraProfiled(unittest.TestCase):

@@ -1,5 +1,6 @@
 """The leaks view (issue 12 §2): L lists the era-boundary groups with the
-numbers `heapscope leaks --json` gives for the same heap; Enter on a group
+numbers and retainer kinds `heapscope leaks --json` gives for the same
+heap, the planted thunk first; Enter on a group
 searches its retaining closures and shows their paths merged, as the
 group's `retainers --merged` command does; without era profiling L says
 that it needs it."""
@@ -10,7 +11,7 @@ import subprocess
 import harness
 from harness import TuiCase
 
-ROW = re.compile(r"^[ >]?\s*(\d+)\s+(\d+)\s+(\d+)  (.+?) (?:→|->) (.+?)\s*$")
+ROW = re.compile(r"^[ >]?\s*(\d+)\s+(\d+)\s+(\d+)  (\w+)\s+(.+?) (?:→|->) (.+?)\s*$")
 MERGED_ROW = re.compile(r"^[ >]?\s*(\d+)\s+(\d+)  ( *)(?:[▸▾+-] |  )(.+?)  (0x[0-9a-f]+)  ")
 TOP = 10
 PLANTED = "app/Main.hs:41:9-30"  # the planted thunk's source location
@@ -23,8 +24,8 @@ def cli(*args):
 
 
 def rows(screen):
-    return [(int(m.group(1)), int(m.group(2)), int(m.group(3)), m.group(4), m.group(5))
-            for m in map(ROW.match, screen.lines[1:]) if m]
+    return [(int(m.group(1)), int(m.group(2)), int(m.group(3)), m.group(4), m.group(5),
+             m.group(6)) for m in map(ROW.match, screen.lines[1:]) if m]
 
 
 class Leaks(TuiCase):
@@ -37,9 +38,11 @@ class Leaks(TuiCase):
         t.keys("L")
         s = t.wait(lambda s: len(rows(s)) >= TOP, "the leaks view", timeout=120)
         self.assertIn("%d groups, %d bytes" % (want["groups"], want["bytes"]), s.lines[0])
+        self.assertIn("kind", s.lines[1])
         for got, g in zip(rows(s), want["top"]):
-            self.assertEqual(got, (g["bytes"], g["older"], g["edges"], g["retainer"], g["retained"]),
-                             s.dump())
+            self.assertEqual(got, (g["bytes"], g["older"], g["edges"], g["kind"], g["retainer"],
+                                   g["retained"]), s.dump())
+        self.assertEqual(rows(s)[0][3:5], ("thunk", PLANTED))
         # the planted thunk's group: Enter shows its retainers' paths merged
         t.keys("/")
         t.type(PLANTED)

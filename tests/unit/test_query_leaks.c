@@ -2,8 +2,9 @@
  * built by hand, where every group's edges, older closures and bytes are
  * known: boundary edges only from newer to older eras (not to or from era
  * 0, not through a WEAK), grouped by source location across info tables,
- * bytes only for older closures the edge's retainer dominates; and the
- * refusal on a heap without era profiling. */
+ * bytes only for older closures the edge's retainer dominates; the ranking
+ * (groups that free something first, holds before contents, then bytes) and
+ * the retainer kinds; and the refusal on a heap without era profiling. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
@@ -209,4 +210,108 @@ Test(leaks, nested_closures_of_a_group_count_once) {
     query_leaks_free(&l);
     query_dominators_free(d);
     qh_free(q);
+}
+
+/* An era-1 chain of n `Old` cells ending in a static End. */
+static uint64_t old_chain(qh *q, uint64_t end, int n) {
+    uint64_t next = end;
+    for (int i = 0; i < n; i++) {
+        next = qh_con(q, "main:Main.Old", 1, &next, 0);
+        qh_set_era(q, next, 1);
+    }
+    return next;
+}
+
+/* A root of no era holds: a constructor New (era 3) over three old cells,
+ * a function F (era 3) over two, a thunk T (era 2) over one, and a thunk T2
+ * (era 3) over an old closure the root holds too. New and T share a source
+ * location but not a kind: two groups. Bytes alone would put New first;
+ * holds come first, and T2, which frees nothing, last. */
+Test(leaks, holds_rank_before_contents) {
+    qh *q = qh_new(WIRE_PROF_ERA);
+    uint64_t end = qh_static_con(q, "main:Main.End");
+    uint64_t new_info = qh_con_info(q, "main:Main.New", 1, 0);
+    uint64_t t_info = qh_new_info(q, HS_THUNK_1_0, 1, 0);
+    uint64_t t2_info = qh_new_info(q, HS_THUNK_1_0, 1, 0);
+    uint64_t f_info = qh_new_info(q, HS_FUN_1_0, 1, 0);
+    qh_ipe(q, new_info, "New_con_info", "app/Main.hs:7:1-5");
+    qh_ipe(q, t_info, "sat_t_info", "app/Main.hs:7:1-5");
+    qh_ipe(q, t2_info, "sat_t2_info", "app/Main.hs:8:1-5");
+    qh_ipe(q, f_info, "f_info", "app/Main.hs:9:1-9");
+    uint64_t o3 = old_chain(q, end, 3), o2 = old_chain(q, end, 2), o1 = old_chain(q, end, 1);
+    uint64_t shared = qh_con(q, "main:Main.Shared", 0, NULL, 1);
+    uint64_t n = qh_con(q, "main:Main.New", 1, &o3, 0);
+    uint64_t f = qh_with_info(q, f_info, 1, &o2, 0);
+    uint64_t t = thunk(q, t_info, o1), t2 = thunk(q, t2_info, shared);
+    uint64_t kids[5] = {n, f, t, t2, shared};
+    uint64_t root = qh_con(q, "main:Main.Root", 5, kids, 0);
+    qh_set_era(q, shared, 1);
+    qh_set_era(q, n, 3);
+    qh_set_era(q, f, 3);
+    qh_set_era(q, t, 2);
+    qh_set_era(q, t2, 3);
+    qh_root(q, root);
+    heap *h = qh_open(q);
+    hs_error err = {0};
+    query_dominators *d = NULL;
+    cr_assert_eq(query_dominators_run(h, NULL, NULL, &d, &err), HS_OK, "%s", err.message);
+    query_leaks l;
+    cr_assert_eq(query_leaks_run(h, d, NULL, NULL, &l, &err), HS_OK, "%s", err.message);
+    cr_assert_eq(l.n_groups, 4);
+    struct {
+        const char *retainer, *retained;
+        query_leak_kind kind;
+        uint64_t bytes, from;
+    } want[4] = {{"app/Main.hs:9:1-9", "main:Main:Old", QUERY_LEAK_FUNCTION, 2 * (H + 8), f},
+                 {"app/Main.hs:7:1-5", "main:Main:Old", QUERY_LEAK_THUNK, H + 8, t},
+                 {"app/Main.hs:7:1-5", "main:Main:Old", QUERY_LEAK_CONSTRUCTOR, 3 * (H + 8), n},
+                 {"app/Main.hs:8:1-5", "main:Main:Shared", QUERY_LEAK_THUNK, 0, t2}};
+    for (size_t i = 0; i < 4; i++) {
+        const query_leak_group *g = &l.groups[i];
+        cr_expect_str_eq(g->retainer, want[i].retainer, "row %zu", i);
+        cr_expect_str_eq(g->retained, want[i].retained, "row %zu", i);
+        cr_expect_eq(g->kind, want[i].kind, "row %zu: %s", i, query_leak_kind_name(g->kind));
+        cr_expect_eq(g->bytes, want[i].bytes, "row %zu: %lu", i, (unsigned long)g->bytes);
+        cr_expect_eq(g->from, want[i].from, "row %zu", i);
+        cr_expect_eq(g->edges, 1, "row %zu", i);
+    }
+    cr_expect_eq(l.bytes, 6 * (H + 8));
+    query_leaks_free(&l);
+    query_dominators_free(d);
+    qh_free(q);
+}
+
+Test(leaks, retainer_kinds) {
+    struct {
+        uint32_t type;
+        query_leak_kind kind;
+        const char *name;
+        bool holds;
+    } cases[] = {
+        {HS_THUNK, QUERY_LEAK_THUNK, "thunk", true},
+        {HS_THUNK_SELECTOR, QUERY_LEAK_THUNK, "thunk", true},
+        {HS_AP, QUERY_LEAK_THUNK, "thunk", true},
+        {HS_AP_STACK, QUERY_LEAK_THUNK, "thunk", true},
+        {HS_FUN_2_0, QUERY_LEAK_FUNCTION, "function", true},
+        {HS_PAP, QUERY_LEAK_FUNCTION, "function", true},
+        {HS_CONTINUATION, QUERY_LEAK_FUNCTION, "function", true},
+        {HS_STACK, QUERY_LEAK_STACK, "stack", true},
+        {HS_TSO, QUERY_LEAK_STACK, "stack", true},
+        {HS_CONSTR_1_1, QUERY_LEAK_CONSTRUCTOR, "constructor", false},
+        {HS_CONSTR_NOCAF, QUERY_LEAK_CONSTRUCTOR, "constructor", false},
+        {HS_MUT_ARR_PTRS_FROZEN_CLEAN, QUERY_LEAK_ARRAY, "array", false},
+        {HS_SMALL_MUT_ARR_PTRS_DIRTY, QUERY_LEAK_ARRAY, "array", false},
+        {HS_MUT_VAR_DIRTY, QUERY_LEAK_MUTABLE, "mutable", false},
+        {HS_MVAR_CLEAN, QUERY_LEAK_MUTABLE, "mutable", false},
+        {HS_TVAR, QUERY_LEAK_MUTABLE, "mutable", false},
+        {HS_BLACKHOLE, QUERY_LEAK_OTHER, "other", false},
+        {HS_IND, QUERY_LEAK_OTHER, "other", false},
+        {999, QUERY_LEAK_OTHER, "other", false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        query_leak_kind k = query_leak_kind_of(cases[i].type);
+        cr_expect_eq(k, cases[i].kind, "type %u", cases[i].type);
+        cr_expect_str_eq(query_leak_kind_name(k), cases[i].name, "type %u", cases[i].type);
+        cr_expect_eq(query_leak_kind_holds(k), cases[i].holds, "type %u", cases[i].type);
+    }
 }
