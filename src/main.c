@@ -1,5 +1,6 @@
 /* heapscope: dispatch only. The command line is read by cli_parse from the
  * command and option tables of src/cli. */
+#include <signal.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -54,22 +55,20 @@ static int run_demo(const cli_common *common) {
     return rc;
 }
 
-int main(int argc, char **argv) {
-    cli_parsed p;
-    cli_parse(argc, argv, &p);
-    switch (p.action) {
+static int run(const cli_parsed *p) {
+    switch (p->action) {
     case CLI_ACT_FAIL: return 2;
     case CLI_ACT_HELP: cli_print_help(stdout); return 0;
     case CLI_ACT_VERSION: printf("heapscope %s\n", HEAPSCOPE_VERSION); return 0;
     case CLI_ACT_KEYS:
-        if (p.man)
+        if (p->man)
             tui_commands_print_man(stdout);
         else
             tui_commands_print(stdout);
         return 0;
-    case CLI_ACT_COMMANDS: cli_print_commands(stdout, p.man); return 0;
-    case CLI_ACT_OPTIONS: cli_print_options(stdout, p.man); return 0;
-    case CLI_ACT_FILTERS: cli_print_filters(stdout, p.man); return 0;
+    case CLI_ACT_COMMANDS: cli_print_commands(stdout, p->man); return 0;
+    case CLI_ACT_OPTIONS: cli_print_options(stdout, p->man); return 0;
+    case CLI_ACT_FILTERS: cli_print_filters(stdout, p->man); return 0;
     case CLI_ACT_EXPLORER:
     case CLI_ACT_DEMO:
     case CLI_ACT_COMMAND: break;
@@ -77,8 +76,23 @@ int main(int argc, char **argv) {
     /* From here a quit signal is a flag: the work stops, a debuggee we
      * paused is resumed, and hs_interrupt_exit_status says so. */
     hs_interrupt_catch();
-    int rc = p.action == CLI_ACT_EXPLORER ? run_tui(p.n_args ? p.args[0] : NULL, &p.common)
-             : p.action == CLI_ACT_DEMO   ? run_demo(&p.common)
-                                          : cli_run_command(&p);
-    return hs_interrupt_exit_status(rc);
+    return p->action == CLI_ACT_EXPLORER ? run_tui(p->n_args ? p->args[0] : NULL, &p->common)
+           : p->action == CLI_ACT_DEMO   ? run_demo(&p->common)
+                                        : cli_run_command(p);
+}
+
+int main(int argc, char **argv) {
+    /* A reader that went away (`heapscope find ... | head`) and a file
+     * grown past `ulimit -f` are errors of write(2), EPIPE and EFBIG, not
+     * deaths that leave a debuggee paused or a temporary file behind. */
+    signal(SIGPIPE, SIG_IGN);
+    signal(SIGXFSZ, SIG_IGN);
+    cli_parsed p;
+    cli_parse(argc, argv, &p);
+    int rc = run(&p);
+    if (hs_interrupt_signal()) {
+        fflush(stdout);
+        return hs_interrupt_exit_status(rc);
+    }
+    return cli_output_status(rc);
 }

@@ -139,8 +139,18 @@ int cli_session_finish(cli_session *s, const cli_common *common, hs_status st,
  * message. On 0 the caller frees *filters and closes *s. */
 int cli_open_with_filters(const char *target, const cli_common *common, query_filters **filters,
                           cli_session *s);
-/* False once a quit signal arrived: long work (progress callbacks) stops. */
+/* False once a quit signal arrived or standard output failed (its reader
+ * went away, the disk is full): long work (progress callbacks) stops. */
 bool cli_keep_going(void);
+/* The exit status once standard output is flushed: rc when it was written
+ * in full; else, when its reader went away (EPIPE: `heapscope find | head`),
+ * 128 + SIGPIPE without a word, as SIGPIPE would have ended it; else one
+ * line saying why (a full disk) and 1. */
+int cli_output_status(int rc);
+/* True once writing standard output failed (ferror), the reason kept. */
+bool cli_output_failed(void);
+/* fflush(stdout), keeping why it failed for cli_output_status. */
+void cli_flush_output(void);
 /* The session options of a command: --timeout, --max-answer, waits that a
  * quit signal cancels, heap-fetch progress on a terminal. */
 void cli_session_options(const cli_common *common, session_options *o);

@@ -99,4 +99,10 @@ void store_file_describe(const char *path, store_file_info *out);
  * (SQLite header with heapscope's application id); reads 100 bytes. */
 bool store_is_snapshot_file(const char *path);
 
+/* SQLite's message for a failure rc of db (NULL: rc alone), with the
+ * system's reason after an I/O error ("disk I/O error (File too large)"),
+ * into buf. Shared with the cache, another SQLite file. */
+struct sqlite3;
+void store_sqlite_why(struct sqlite3 *db, int rc, char *buf, size_t cap);
+
 #endif

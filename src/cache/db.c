@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "heapscope/store.h"
 #include "cache_internal.h"
 
 static const char schema_sql[] =
@@ -39,7 +40,8 @@ static const char schema_sql[] =
     "CREATE INDEX pauses_by_time ON pauses(paused_at);";
 
 hs_status cache_db_fail(sqlite3 *db, int rc, hs_error *err, const char *doing) {
-    const char *why = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    char why[256];
+    store_sqlite_why(db, rc, why, sizeof why);
     switch (rc & 0xff) {
     case SQLITE_CORRUPT:
     case SQLITE_NOTADB:

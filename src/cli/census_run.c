@@ -124,7 +124,7 @@ static void print_text(const query_census *c, const query_census_spec *spec,
     if (v->hint_bucket && c->n_rows)
         printf("retainers of a row: heapscope retainers TARGET --bucket '%s=%s'\n",
                query_census_by_name(spec->by[0]), c->rows[0].key);
-    fflush(stdout); /* the note on stderr comes after the output */
+    cli_flush_output(); /* the note on stderr comes after the output */
     cli_note_unreadable(&c->unreadable);
 }
 
@@ -165,7 +165,7 @@ int cli_run_census(const char *target, const cli_common *common, query_census_sp
         query_census_free(&census);
     }
     query_dominators_free(dom);
-    fflush(stdout);
+    cli_flush_output();
     query_filters_free(filters);
     return cli_session_finish(&s, common, st, &err);
 }

@@ -100,7 +100,18 @@ hs_status cli_debuggee_start(const char *const *extra_args, cli_debuggee *out, h
         argv[argc++] = extra_args[i];
     argv[argc] = NULL;
 
-    int rc = posix_spawn(&out->pid, exe, NULL, NULL, (char *const *)argv, environ);
+    /* heapscope ignores SIGPIPE and SIGXFSZ (main.c); the debuggee gets the
+     * usual actions back */
+    posix_spawnattr_t attr;
+    sigset_t defaults;
+    sigemptyset(&defaults);
+    sigaddset(&defaults, SIGPIPE);
+    sigaddset(&defaults, SIGXFSZ);
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setsigdefault(&attr, &defaults);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
+    int rc = posix_spawn(&out->pid, exe, NULL, &attr, (char *const *)argv, environ);
+    posix_spawnattr_destroy(&attr);
     if (rc != 0) {
         out->pid = -1;
         rmdir(out->dir);

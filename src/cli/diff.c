@@ -156,7 +156,7 @@ static int compare(diff_result *d, const cli_common *common) {
         cli_diff_print_json(d);
     else
         cli_diff_print_text(d);
-    fflush(stdout);
+    cli_flush_output();
     query_census_diff_free(&d->rows);
     query_census_diff_free(&d->eras);
     return 0;

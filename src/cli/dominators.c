@@ -138,7 +138,7 @@ int cli_dominators(const char *target, const cli_common *common) {
         query_dominators_info info;
         query_dominators_stats(d, &info);
         st = print_rows(s.heap, &info, rows, n_rows, common->json, &err);
-        fflush(stdout);
+        cli_flush_output();
         if (st == HS_OK && !common->json)
             cli_note_unreadable(&info.unreadable);
     }

@@ -166,7 +166,7 @@ int cli_leaks(const char *target, const cli_common *common) {
             print_json(target, &l, top, &info.unreadable);
         else
             print_text(target, &l, top);
-        fflush(stdout);
+        cli_flush_output();
         if (!common->json)
             cli_note_unreadable(&info.unreadable);
     }

@@ -1,8 +1,13 @@
 #include "output.h"
 
+#include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "heapscope/cli.h"
 #include "heapscope/interrupt.h"
 #include "heapscope/plural.h"
 #include "heapscope/query.h"
@@ -55,8 +60,44 @@ void cli_json_unreadable(FILE *out, const query_unreadable *u) {
 }
 
 int cli_report(const hs_error *err) {
-    if (err->status == HS_ERR_CANCELLED && hs_interrupt_signal())
+    if (err->status == HS_ERR_CANCELLED && (hs_interrupt_signal() || cli_output_failed()))
         return 1; /* the exit line says it */
     fprintf(stderr, "heapscope: %s\n", err->message[0] ? err->message : hs_status_name(err->status));
     return 1;
+}
+
+/* Why standard output first failed. glibc drops what a failed write could
+ * not write, so a flush at the end may have nothing left to fail on: the
+ * errno is taken where the failure is first seen. */
+static int output_errno;
+
+void cli_flush_output(void) {
+    errno = 0;
+    if (fflush(stdout) != 0 && !output_errno)
+        output_errno = errno;
+}
+
+bool cli_output_failed(void) {
+    if (!ferror(stdout))
+        return false;
+    if (!output_errno)
+        output_errno = errno;
+    return true;
+}
+
+int cli_output_status(int rc) {
+    cli_flush_output();
+    if (!ferror(stdout))
+        return rc;
+    int e = output_errno;
+    struct stat sb;
+    if (fstat(STDOUT_FILENO, &sb) == 0 && (S_ISFIFO(sb.st_mode) || S_ISSOCK(sb.st_mode)))
+        e = EPIPE; /* the one way a pipe fails */
+    if (e == EPIPE)
+        return 128 + SIGPIPE;
+    if (e)
+        fprintf(stderr, "heapscope: cannot write the output: %s\n", strerror(e));
+    else
+        fputs("heapscope: cannot write the output\n", stderr);
+    return rc ? rc : 1;
 }

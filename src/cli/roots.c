@@ -75,7 +75,7 @@ int cli_roots(const char *target, const cli_common *common) {
         cli_json_unreadable(stdout, &unreadable);
         puts("\n}");
     }
-    fflush(stdout);
+    cli_flush_output();
     if (st == HS_OK && !common->json)
         cli_note_unreadable(&unreadable);
     return cli_session_finish(&s, common, st, &err);

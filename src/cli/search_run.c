@@ -78,7 +78,7 @@ static void print_tail(const query_search_stats *st, const cli_common *common) {
         printf(", stopped at the limit of %ld (--limit 0 shows all)", common->limit);
     printf("; %" PRIu64 " %s visited\n", st->traversal.visited,
            hs_plural(st->traversal.visited, "closure", "closures"));
-    fflush(stdout); /* the note on stderr comes after the output */
+    cli_flush_output(); /* the note on stderr comes after the output */
     cli_note_unreadable(&st->traversal.unreadable);
 }
 
@@ -134,7 +134,7 @@ int cli_run_search(const char *target, const cli_common *common, const cli_searc
         fputs("heapscope: no closure looked at has info-table provenance, so --closure-name "
               "cannot match: build the program with -finfo-table-map\n",
               stderr);
-    fflush(stdout);
+    cli_flush_output();
     query_filters_free(filters);
     return cli_session_finish(&s, common, st, &err);
 }

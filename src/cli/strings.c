@@ -73,7 +73,7 @@ static void print_text(const query_strings *s, size_t shown) {
         printf("not counted: %" PRIu64 " ByteStrings outside the GHC heap, %" PRIu64
                " unevaluated or malformed strings\n",
                s->external, s->skipped);
-    fflush(stdout); /* the note on stderr comes after the output */
+    cli_flush_output(); /* the note on stderr comes after the output */
     cli_note_unreadable(&s->unreadable);
 }
 

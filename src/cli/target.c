@@ -10,7 +10,7 @@
 #include "heapscope/interrupt.h"
 #include "output.h"
 
-bool cli_keep_going(void) { return hs_interrupt_signal() == 0; }
+bool cli_keep_going(void) { return hs_interrupt_signal() == 0 && !cli_output_failed(); }
 
 static bool wait_unless_signalled(void *ctx, uint32_t cmd, int waited_ms) {
     (void)ctx, (void)cmd, (void)waited_ms;

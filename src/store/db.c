@@ -1,8 +1,28 @@
 /* SQLite calls as hs_status values with messages a person can act on. */
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+
 #include "store_internal.h"
 
+void store_sqlite_why(sqlite3 *db, int rc, char *buf, size_t cap) {
+    int ext = db ? sqlite3_extended_errcode(db) : rc;
+    int sys = db && (rc & 0xff) == SQLITE_IOERR ? sqlite3_system_errno(db) : 0;
+    struct rlimit fsize;
+    if (sys)
+        snprintf(buf, cap, "%s (%s)", sqlite3_errmsg(db), strerror(sys));
+    else if (ext == SQLITE_IOERR_WRITE && getrlimit(RLIMIT_FSIZE, &fsize) == 0 &&
+             fsize.rlim_cur != RLIM_INFINITY)
+        /* SQLite often loses the errno (EFBIG) on the way up */
+        snprintf(buf, cap, "%s (the file size limit, ulimit -f, is %llu bytes)",
+                 sqlite3_errmsg(db), (unsigned long long)fsize.rlim_cur);
+    else
+        snprintf(buf, cap, "%s", db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+}
+
 hs_status store_db_fail(sqlite3 *db, int rc, hs_error *err, const char *doing) {
-    const char *why = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    char why[256];
+    store_sqlite_why(db, rc, why, sizeof why);
     switch (rc & 0xff) {
     case SQLITE_CORRUPT:
     case SQLITE_NOTADB:

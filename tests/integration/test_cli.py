@@ -10,7 +10,13 @@ import tempfile
 import time
 import unittest
 
-HEAPSCOPE = sys.argv.pop(1)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+import valgrind  # noqa: E402
+
+# Under HEAPSCOPE_VALGRIND=1 (meson test --setup valgrind) HEAPSCOPE is a
+# script that runs the binary under memcheck, and every test launches it
+# through that; the logs are checked when the test file exits.
+HEAPSCOPE = valgrind.wrap(sys.argv.pop(1))
 DEBUGGEE = os.environ["HEAPSCOPE_DEBUGGEE"]
 
 
