@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "heapscope/heap.h"
+#include "heapscope/query.h"
 #include "heapscope/status.h"
 
 /* PRAGMA application_id of a heapscope snapshot ("HSnp"), and the schema
@@ -50,6 +51,8 @@ typedef struct store_write_options {
     bool replace; /* an existing file at the path is replaced (else: an error) */
     store_progress_fn progress; /* optional */
     void *progress_ctx;
+    query_unreadable *unreadable; /* optional: receives the closures the traversal could
+                                     not read (left out of the closures table) */
 } store_write_options;
 
 /* Writes the pause heap h shows into a new snapshot file at path. Loads

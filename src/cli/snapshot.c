@@ -38,7 +38,9 @@ int cli_snapshot(const char *target, const cli_common *common) {
         cache_link_meta(link ? link : &none, target, &meta);
     }
     bool tty = isatty(STDERR_FILENO);
-    store_write_options opts = {.replace = common->force, .progress = show_progress, .progress_ctx = &tty};
+    query_unreadable unreadable = {0};
+    store_write_options opts = {.replace = common->force, .progress = show_progress,
+                                .progress_ctx = &tty, .unreadable = &unreadable};
     hs_status st = store_snapshot_write(s.heap, output, &meta, &opts, &err);
     if (tty)
         fputs("\r\033[K", stderr);
@@ -63,13 +65,16 @@ int cli_snapshot(const char *target, const cli_common *common) {
         printf("{\"file\": ");
         cli_json_string(stdout, output);
         printf(", \"closures\": %" PRIu64 ", \"closure_bytes\": %" PRIu64
-               ", \"heap_bytes\": %" PRIu64 ", \"file_bytes\": %ld}\n",
+               ", \"heap_bytes\": %" PRIu64 ", \"file_bytes\": %ld, \"unreadable\": ",
                m->closures, m->closure_bytes, heap_bytes, size);
+        cli_json_unreadable(stdout, &unreadable);
+        printf("}\n");
     } else {
         printf("wrote %s: %" PRIu64 " closures (%" PRIu64 " bytes) from %.1f MB of heap, "
                "%.1f MB\n",
                output, m->closures, m->closure_bytes, (double)heap_bytes / 1e6,
                (double)size / 1e6);
+        cli_note_unreadable(&unreadable);
     }
     store_snapshot_close(written);
     return 0;

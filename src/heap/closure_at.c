@@ -42,8 +42,12 @@ hs_status heap_decode_named(heap *h, uint64_t addr, heap_closure *out, hs_error 
     if (st != HS_OK || !plausible_info_pointer(h, hs_load_le64(bytes)))
         return nothing_there(addr, err);
     st = heap_decode(h, addr, out, &local);
-    if (st != HS_OK) { /* a protocol error here: the bytes there make no closure */
-        if (!refused(st) && st != HS_ERR_PROTOCOL) {
+    if (st == HS_ERR_PROTOCOL) /* a closure is there, or its bytes say so: why it cannot
+                                  be read is what the tree shows for it too */
+        return hs_fail(err, HS_ERR_NOT_FOUND, "no readable closure at 0x%llx in this pause: %s",
+                       (unsigned long long)addr, local.message);
+    if (st != HS_OK) {
+        if (!refused(st)) {
             if (err)
                 *err = local;
             return st;

@@ -109,6 +109,7 @@ typedef struct store_writer {
     store_progress_fn progress;
     void *progress_ctx;
     store_meta meta; /* closures and bytes filled by the traversal */
+    query_unreadable *unreadable; /* the traversal's skipped closures; NULL = not wanted */
 } store_writer;
 
 /* Calls the progress function; HS_ERR_CANCELLED when it says stop. */

@@ -61,7 +61,8 @@ hs_status store_snapshot_write(heap *h, const char *path, const store_meta *meta
     store_write_options none = {0};
     if (!opts)
         opts = &none;
-    store_writer w = {.h = h, .progress = opts->progress, .progress_ctx = opts->progress_ctx};
+    store_writer w = {.h = h, .progress = opts->progress, .progress_ctx = opts->progress_ctx,
+                      .unreadable = opts->unreadable};
     if (meta)
         w.meta = *meta;
     w.meta.version = *heap_version(h);

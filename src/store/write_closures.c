@@ -223,6 +223,8 @@ hs_status store_write_closures(store_writer *w, hs_error *err) {
         st = hs_fail(err, HS_ERR_NOMEM, "out of memory marking closures");
     w->meta.closures = stats.visited;
     w->meta.closure_bytes = stats.bytes;
+    if (w->unreadable)
+        *w->unreadable = stats.unreadable;
     if (st == HS_OK)
         st = store_write_cost_centres(w, &s.ccs, err);
     if (st == HS_OK)

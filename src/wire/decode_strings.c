@@ -1,10 +1,26 @@
 /* Decoders of the answers that carry strings: CON_DESC (§7.10),
  * SOURCE_INFO (§7.11) and CC (§7.17). Strings become NUL-terminated copies,
- * so an embedded NUL is rejected rather than silently cutting them short. */
+ * so an embedded NUL is rejected rather than silently cutting them short.
+ * The copies are shown on terminals, so control characters become '?':
+ * a name holding ESC [ 2 J must be displayed, never obeyed. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "wire_internal.h"
+
+/* C0 controls and DEL, and the C1 controls U+0080..U+009F in their UTF-8
+ * form (C2 80..C2 9F), which some terminals obey too, become '?'. GHC
+ * never puts them in a name; a corrupt or hostile process might. */
+static void scrub_controls(char *s, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x20 || c == 0x7f)
+            s[i] = '?';
+        else if (c == 0xc2 && i + 1 < n && (unsigned char)s[i + 1] >= 0x80 &&
+                 (unsigned char)s[i + 1] <= 0x9f)
+            s[i] = s[i + 1] = '?';
+    }
+}
 
 static char *copy_str(const char *s, size_t n) {
     char *d = malloc(n + 1);
@@ -12,6 +28,7 @@ static char *copy_str(const char *s, size_t n) {
         if (n > 0)
             memcpy(d, s, n);
         d[n] = '\0';
+        scrub_controls(d, n);
     }
     return d;
 }

@@ -12,6 +12,7 @@
 #include "synth.h"
 #include "synth_gen.h"
 #include "synth_ghcdebug.h"
+#include "synth_hostile.h"
 #include "synth_server.h"
 #include "synth_server_cli.h"
 
@@ -103,6 +104,11 @@ int main(int argc, char **argv) {
     synth_process p = {0};
     if (synth_generate(&gen, &p, err, sizeof err) != 0) {
         fprintf(stderr, "heapscope-debuggee: cannot generate the heap: %s\n", err);
+        return 1;
+    }
+    if (synth_hostile_heap(&p, cli.hostile.heap, err, sizeof err) != 0) {
+        fprintf(stderr, "heapscope-debuggee: %s\n", err);
+        synth_process_free(&p);
         return 1;
     }
     int status = 0;

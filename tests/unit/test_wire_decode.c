@@ -81,6 +81,31 @@ Test(wire_decode, con_desc_parse_table) {
     }
 }
 
+Test(wire_decode, control_characters_in_names_are_never_passed_on) {
+    /* a hostile debuggee's name that would clear the screen, set the window
+     * title and forge a line; C1 CSI (U+009B) too; other UTF-8 stays */
+    const char in[] = "main:Main.Evil\x1b[2J\x1b]0;t\x07\r\nx\t\x7f\xc2\x9b" "1m\xc3\xa9";
+    wire_con_desc d;
+    cr_assert_eq(wire_parse_con_desc(in, sizeof in - 1, &d, NULL), HS_OK);
+    cr_assert_str_eq(d.name, "Evil?[2J?]0;t?\?\?x\?\?\?\?1m\xc3\xa9");
+    cr_assert_str_eq(d.raw, "main:Main.Evil?[2J?]0;t?\?\?x\?\?\?\?1m\xc3\xa9");
+    cr_assert_str_eq(d.module, "Main");
+    wire_con_desc_free(&d);
+    /* source info and cost centres are scrubbed alike */
+    uint8_t body[64] = {0, 0, 0, 6};
+    size_t n = 4;
+    for (int i = 0; i < 6; i++) {
+        const char *f = i == 3 ? "a\x1b" "b" : "x";
+        hs_store_be32(body + n, (uint32_t)strlen(f));
+        memcpy(body + n + 4, f, strlen(f));
+        n += 4 + strlen(f);
+    }
+    wire_source_info si;
+    cr_assert_eq(wire_decode_source_info(body, n, &si, NULL), HS_OK);
+    cr_assert_str_eq(si.label, "a?b");
+    wire_source_info_free(&si);
+}
+
 Test(wire_decode, con_desc_rest_after_first_colon_only) {
     /* rest "b:C.D" starts lower case: the whole rest is the name, module
      * empty, so the fallback applies. */
