@@ -145,7 +145,8 @@ static hs_status fetch_batch(heap *h, const uint64_t *ptrs, size_t n, hs_error *
 }
 
 hs_status heap_info_prefetch(heap *h, const uint64_t *ptrs, size_t n, hs_error *err) {
-    uint64_t *batch = malloc(HEAP_MAX_BATCH * sizeof *batch);
+    /* sized by the call: most ask for one or a few (a batch is 512 KiB) */
+    uint64_t *batch = malloc((n < HEAP_MAX_BATCH ? n + 1 : HEAP_MAX_BATCH) * sizeof *batch);
     if (!batch)
         return hs_fail(err, HS_ERR_NOMEM, "out of memory");
     u64map pending = {0};

@@ -75,7 +75,8 @@ static hs_status needs_fetch(heap *h, uint64_t addr, bool *out, hs_error *err) {
 }
 
 hs_status heap_prefetch_statics(heap *h, const uint64_t *addrs, size_t n, hs_error *err) {
-    uint64_t *batch = malloc(HEAP_MAX_BATCH * sizeof *batch);
+    /* sized by the call: most ask for one or a few (a batch is 512 KiB) */
+    uint64_t *batch = malloc((n < HEAP_MAX_BATCH ? n + 1 : HEAP_MAX_BATCH) * sizeof *batch);
     if (!batch)
         return hs_fail(err, HS_ERR_NOMEM, "out of memory");
     u64map pending = {0}; /* dedupe within this call */
