@@ -205,6 +205,8 @@ static int entry_cmp(const void *a, const void *b) {
 
 const gd_entry *gd_find(const ghcdebug_file *f, uint8_t cmd, uint64_t k1, uint32_t k2) {
     gd_entry key = {.cmd = cmd, .k1 = k1, .k2 = k2};
+    if (f->n_entries == 0) /* a file of no entries has no array: bsearch wants one */
+        return NULL;
     return bsearch(&key, f->entries, f->n_entries, sizeof key, entry_cmp);
 }
 
