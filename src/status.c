@@ -4,12 +4,22 @@
 #include <stdio.h>
 #include <string.h>
 
+/* A message is one line whatever text it quotes (a typed filter, a name
+ * from the debuggee or a file): control characters, which could also move
+ * the cursor or recolour the terminal it is printed on, become '?'. */
+static void one_line(char *s) {
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            *s = '?';
+}
+
 hs_status hs_fail(hs_error *err, hs_status status, const char *fmt, ...) {
     if (err) {
         va_list ap;
         va_start(ap, fmt);
         vsnprintf(err->message, sizeof err->message, fmt, ap);
         va_end(ap);
+        one_line(err->message);
         err->status = status;
     }
     return status;
@@ -33,6 +43,7 @@ hs_status hs_fail_context(hs_error *err, const char *fmt, ...) {
     size_t m = strnlen(old, room);
     memcpy(err->message + n + 2, old, m);
     err->message[n + 2 + m] = '\0';
+    one_line(err->message);
     return err->status;
 }
 
