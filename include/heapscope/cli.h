@@ -130,8 +130,9 @@ hs_status cli_session_open(const char *target, const cli_common *common, cli_ses
  * it) and closes everything. */
 hs_status cli_session_close(cli_session *s, const cli_common *common, hs_error *err);
 /* The end of a command: closes the session (cli_session_close) and gives
- * the exit status, reporting the command's failure st (err) first, else
- * the close's: 0 when both went well. */
+ * the exit status, reporting the command's failure st (err) first (then a
+ * failed resume, which may leave the debuggee paused), else the close's: 0
+ * when both went well. */
 int cli_session_finish(cli_session *s, const cli_common *common, hs_status st,
                        const hs_error *err);
 /* The filters of common built (cli_filters_build) and the session of

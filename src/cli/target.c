@@ -146,7 +146,12 @@ int cli_session_finish(cli_session *s, const cli_common *common, hs_status st,
                        const hs_error *err) {
     hs_error close_err = {0};
     hs_status cst = cli_session_close(s, common, &close_err);
-    if (st != HS_OK)
-        return cli_report(err);
-    return cst == HS_OK ? 0 : cli_report(&close_err);
+    if (st == HS_OK)
+        return cst == HS_OK ? 0 : cli_report(&close_err);
+    int rc = cli_report(err);
+    /* a resume that failed after the command did (a debuggee that stopped
+     * answering): say so too, unless the interrupt's exit line does */
+    if (cst != HS_OK && !hs_interrupt_signal())
+        fprintf(stderr, "heapscope: the debuggee may be left paused: %s\n", close_err.message);
+    return rc;
 }

@@ -3,14 +3,18 @@ against the synthetic debuggee's planted leak: the planted thunk retains
 exactly the leak list (cells, Leak closures and their heap-allocated I#
 boxes), each cell its own tail, the planted path's links dominate each
 other, the tree covers exactly what `find` reaches; the merged paths hold
-every match once, counts and bytes adding up at every node (run by meson
-test)."""
+every match once, counts and bytes adding up at every node; a dominator
+computation stuck on a request stops at SIGINT or --timeout, prints no tree
+and resumes the debuggee (run by meson test)."""
 import os
+import signal
+import subprocess
 import sys
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from test_cli import PlantedCase, run  # noqa: E402  (same helpers, same binary)
+from test_cli import HEAPSCOPE, Debuggee, PlantedCase, raw_status, run  # noqa: E402
 
 LEAKS = 700
 INTLIKE_MAX = 255  # GHC's static INTLIKE closures cover -16..255: no heap box for them
@@ -250,6 +254,54 @@ class ErasRetained(PlantedCase):
         self.assertTrue(values)
         self.assertEqual(values, sorted(values, reverse=True))
         self.assertGreater(values[-1], 0)
+
+class StoppedComputation(unittest.TestCase):
+    """The debuggee never answers INFO_TABLES, which only the dominator
+    computation asks for (the pause reads the roots and blocks without it):
+    the computation is stuck on its first request, deterministically."""
+
+    ROOTS, NOT_PAUSED = 4, 0x0102
+    STUCK = ("--closures", "3000", "--seed", "3", "--silent-on", "INFO_TABLES")
+
+    def start(self, d, *args):
+        p = subprocess.Popen([HEAPSCOPE, "dominators", d.socket, "--no-cache", *args],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.addCleanup(lambda: p.poll() is None and p.kill())
+        return p
+
+    def test_sigint_stops_it(self):
+        with Debuggee(*self.STUCK) as d:
+            p = self.start(d, "--timeout", "60000")
+            time.sleep(1.5)
+            self.assertIsNone(p.poll(), "the computation ended")
+            p.send_signal(signal.SIGINT)
+            out, err = p.communicate(timeout=10)
+            self.assertEqual(p.returncode, 130, err)
+            self.assertEqual(out, "", "no tree")
+            self.assertEqual(err.strip(),
+                             "heapscope: interrupted by SIGINT: the debuggee was resumed")
+            self.assertEqual(raw_status(d.socket, self.ROOTS), self.NOT_PAUSED)
+
+    def test_timeout_stops_it(self):
+        with Debuggee(*self.STUCK) as d:
+            out, err = self.start(d, "--timeout", "1000").communicate(timeout=30)
+            self.assertEqual(out, "", "no tree")
+            self.assertRegex(err, r"^heapscope: INFO_TABLES: no answer from \S+ for 1000 ms\n$")
+            self.assertEqual(raw_status(d.socket, self.ROOTS), self.NOT_PAUSED)
+
+    def test_timeout_says_when_the_debuggee_may_be_left_paused(self):
+        # the RESUME after the timeout is not answered either: the user is
+        # told, after the command's own error (it was silent)
+        with Debuggee(*self.STUCK, "--silent-on", "RESUME") as d:
+            p = self.start(d, "--timeout", "1000")
+            out, err = p.communicate(timeout=30)
+            self.assertEqual(p.returncode, 1, err)
+            self.assertEqual(out, "")
+            lines = err.splitlines()
+            self.assertEqual(len(lines), 2, err)
+            self.assertRegex(lines[0], r"^heapscope: INFO_TABLES: no answer from \S+ for 1000 ms$")
+            self.assertRegex(lines[1], r"^heapscope: the debuggee may be left paused: RESUME: "
+                                       r"no answer from \S+ for 5000 ms$")
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -2,13 +2,20 @@
 row by row the numbers `heapscope dominators --json` gives for the same
 heap; Enter opens a row into what it immediately dominates (the CLI's
 "dominated" list); the details pane shows a closure's retained size only
-once the tree was computed for this pause."""
+once the tree was computed for this pause; Esc stops the computation on a
+slow debuggee, shows no tree, and D computes it whole afterwards."""
 import json
+import os
 import re
 import subprocess
+import sys
+import time
 
 import harness
 from harness import TuiCase
+
+sys.path.insert(0, os.path.join(harness.SOURCE_ROOT, "tests", "common"))
+import hostile_stub as hs  # noqa: E402
 
 # retained, own bytes, then the open mark, the closure type and its text
 ROW = re.compile(r"^[ >]?\s*(\d+)\s+(\d+)  ( *)(?:[▸▾+-] |  )(\S+) (.*?)\s*$")
@@ -75,6 +82,58 @@ class Dominators(TuiCase):
         t.keys("M-Left")
         t.wait_text(d.plan["leak"]["root"], what="the roots tree")
         t.wait_text("Retained", what="the retained size in the details pane")
+
+
+class Slow:
+    """A hostile-stub rule that answers each request `delay` seconds late:
+    the dominator computation of even a small heap makes over a hundred
+    requests, so it takes far longer than the test needs to type Esc."""
+
+    def __init__(self):
+        self.delay = 0.0
+        self.since = None  # requests counted from here
+
+    def rule(self, req):
+        if self.since is not None:
+            self.since += 1
+        time.sleep(self.delay)
+        return None
+
+
+class CancelDominators(TuiCase):
+    def test_esc_stops_the_computation(self):
+        d = self.debuggee(args=("--closures", "3000", "--seed", "3"))
+        want = Dominators.cli(self, d)
+        slow = Slow()
+        with hs.HostileStub(d.socket, slow.rule) as stub:
+            t = self.tui("--no-cache", stub.socket, height=40, width=160)
+            t.wait_regex(r"(?i)running", what="the running screen")
+            t.keys("p")
+            t.wait_text(d.plan["leak"]["root"], timeout=60, what="the roots tree after p")
+            slow.delay, slow.since = 0.3, 0
+            t.keys("D")
+            t.wait_regex(r"(dominator tree|waiting for the debuggee).*\(Esc cancels\)",
+                         what="the computation's progress")
+            t.keys("Escape")
+            s = t.wait_text("dominators: cancelled", timeout=30, what="the cancel")
+            slow.delay = 0.0
+            asked = slow.since
+            self.assertLess(asked, 60, "the computation ran on")  # it needs over 100
+            self.assertIn("Saved objects and GC roots", s.lines[0])
+            self.assertNotIn("Dominators", s.lines[0])
+            self.assertEqual(rows(s), [], s.dump())
+            # the explorer is usable, and no tree was kept: the details
+            # pane shows no retained size
+            t.keys("Down")
+            s = t.wait_text("Closure type", what="the details pane")
+            self.assertNotIn("Retained", s.text)
+            # D again: the whole tree, as the CLI computes it
+            t.keys("D")
+            s = t.wait(lambda s: len(rows(s)) >= TOP, "the dominator view", timeout=120)
+            self.assertIn("%d closures, %d bytes" % (want["closures"], want["bytes"]), s.lines[0])
+            t.keys("q", "y")
+            status, _ = t.wait_exit(timeout=30)
+        self.assertEqual(status, 0)
 
 
 if __name__ == "__main__":
