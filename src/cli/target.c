@@ -124,7 +124,7 @@ hs_status cli_session_close(cli_session *s, const cli_common *common, hs_error *
     hs_error resume_err;
     if (session_ours(s->sess) && !common->leave_paused) {
         if (session_give_back(s->sess, &resume_err) != HS_OK && st == HS_OK) {
-            st = resume_err.status;
+            st = hs_fail_context(&resume_err, "the debuggee may be left paused");
             *err = resume_err;
         }
     } else if (session_ours(s->sess)) {

@@ -7,7 +7,8 @@
 #include "session_internal.h"
 
 /* Longest wait for the RESUME when leaving: a debuggee that does not
- * answer it must not keep heapscope from exiting for the whole timeout. */
+ * answer it must not keep heapscope from exiting for the whole timeout
+ * (nor past a --timeout shorter than this). */
 #define LEAVE_TIMEOUT_MS 5000
 
 hs_status session_live_open(session *s, hs_error *err) {
@@ -82,7 +83,8 @@ hs_status session_give_back(session *s, hs_error *err) {
     if (!s->conn || !s->ours)
         return HS_OK;
     wire_conn_set_wait(s->conn, NULL, NULL);
-    wire_conn_set_io_timeout(s->conn, LEAVE_TIMEOUT_MS);
+    int t = s->opts.timeout_ms;
+    wire_conn_set_io_timeout(s->conn, t > 0 && t < LEAVE_TIMEOUT_MS ? t : LEAVE_TIMEOUT_MS);
     session_record_abandon(s);
     hs_status st = wire_resume_anyway(s->conn, err);
     if (st == HS_OK) {

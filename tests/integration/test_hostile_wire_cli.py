@@ -54,6 +54,7 @@ class WireKind(unittest.TestCase):
     """One hostile debuggee per class: KIND is its --hostile argument."""
 
     KIND = None
+    WRITES_SNAPSHOT = False  # the failure comes after the file is complete
 
     @classmethod
     def setUpClass(cls):
@@ -75,6 +76,11 @@ class WireKind(unittest.TestCase):
                 status, stdout, stderr, took = run_measured(
                     [*args, "--no-cache", "--timeout", str(TIMEOUT_MS), *more])
                 yield name, status, stdout, stderr, took
+                if name == "snapshot" and self.WRITES_SNAPSHOT:
+                    r = subprocess.run([HEAPSCOPE, "census", out], capture_output=True,
+                                       timeout=120)
+                    self.assertEqual(r.returncode, 0, "the snapshot is whole")
+                    os.remove(out)
                 self.assertFalse(os.path.exists(out), "a snapshot file was left behind")
 
     def assertOneLine(self, status, stderr, regex):
@@ -114,6 +120,20 @@ class StallOnPause(WireKind):
                                r"after 3 bytes: nothing more from .* for %d ms$" % TIMEOUT_MS)
             self.assertLess(took, TIMEOUT_MS / 1000 + SLACK_S)
             self.assertResumed()
+
+
+class StallOnResume(WireKind):
+    """The work is done; the RESUME that gives the debuggee back is half
+    answered. Leaving waits no longer than --timeout (at most 5 s)."""
+
+    KIND = "stall@RESUME"
+    WRITES_SNAPSHOT = True
+
+    def test_the_command_says_the_debuggee_may_be_left_paused(self):
+        for name, status, stdout, stderr, took in self.each_command("--timeout", "1000"):
+            self.assertOneLine(status, stderr, r"the debuggee may be left paused: RESUME: the "
+                               r"answer stopped after 3 bytes: nothing more from .* for 1000 ms$")
+            self.assertLess(took, 4.5, "waited the 5 s of leaving, past --timeout")
 
 
 class Hangup(WireKind):
