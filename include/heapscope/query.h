@@ -564,6 +564,19 @@ void query_census_diff_free(query_census_diff *d);
  * children summed by key, ordered as query_census_compute orders rows),
  * with c's totals. On failure c is unchanged. */
 hs_status query_census_split(query_census *c, query_census *second, hs_error *err);
+/* A diff side's census of h by spec and, when h has eras, *eras: the
+ * census by era of the same closures (a one-level census is taken with
+ * era as its second level and split, so h is walked once). Without eras
+ * *eras_ok is false, *eras untouched and why (one line) says why. On
+ * failure nothing is left to free. */
+hs_status query_census_and_eras(heap *h, const query_census_spec *spec, query_census *out,
+                                query_census *eras, bool *eras_ok, char *why, size_t why_cap,
+                                hs_error *err);
+/* The rows of a diff by era (of two censuses by era) with closures in B
+ * and none in A, era ascending: a new array of *n pointers into d (the
+ * caller frees it), NULL when out of memory. */
+const query_census_diff_row **query_census_diff_new_eras(const query_census_diff *d,
+                                                         size_t *n);
 
 /* ---- strings and byte arrays ------------------------------------------ */
 

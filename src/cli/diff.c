@@ -83,34 +83,14 @@ static bool show_progress(void *ctx, uint64_t visited) {
     return cli_keep_going();
 }
 
-/* The census of one side's heap by spec, and by era when it has eras: a
- * one-level census is taken with era as its second level and split, so
- * the heap is walked once. */
+/* The census of one side's heap by spec, and by era when it has eras. */
 static hs_status count_side(heap *h, const query_census_spec *spec, diff_side *side,
                             hs_error *err) {
     query_census_spec s = *spec;
     s.progress = show_progress;
     s.progress_ctx = side;
-    hs_error why = {0};
-    bool eras = query_census_by_usable(QUERY_CENSUS_BY_ERA, h, &why) == HS_OK;
-    if (!eras)
-        snprintf(side->why_no_eras, sizeof side->why_no_eras, "%s", why.message);
-    bool split = eras && s.levels == 1 && s.by[0] != QUERY_CENSUS_BY_ERA;
-    if (split) {
-        s.by[1] = QUERY_CENSUS_BY_ERA;
-        s.levels = 2;
-    }
-    hs_status st = query_census_compute(h, &s, &side->census, err);
-    if (st == HS_OK && split) {
-        st = query_census_split(&side->census, &side->eras, err);
-        side->eras_ok = st == HS_OK;
-    } else if (st == HS_OK && eras) { /* a census by era already, or two levels */
-        s = (query_census_spec){.by = {QUERY_CENSUS_BY_ERA}, .levels = 1,
-                                .filters = spec->filters, .progress = show_progress,
-                                .progress_ctx = side};
-        st = query_census_compute(h, &s, &side->eras, err);
-        side->eras_ok = st == HS_OK;
-    }
+    hs_status st = query_census_and_eras(h, &s, &side->census, &side->eras, &side->eras_ok,
+                                         side->why_no_eras, sizeof side->why_no_eras, err);
     if (isatty(STDERR_FILENO))
         fputs("\r\033[K", stderr);
     return st;

@@ -14,26 +14,6 @@ static size_t shown_of(size_t n, size_t top) { return top && top < n ? top : n; 
 
 static uint64_t era_of(const query_census_diff_row *r) { return strtoull(r->key, NULL, 10); }
 
-static int by_era(const void *x, const void *y) {
-    uint64_t a = era_of(*(const query_census_diff_row *const *)x);
-    uint64_t b = era_of(*(const query_census_diff_row *const *)y);
-    return (a > b) - (a < b);
-}
-
-/* The era rows with closures in B and none in A, by era; NULL when there
- * are none (or no memory: then the caller says none were found). */
-static const query_census_diff_row **new_eras(const diff_result *d, size_t *n) {
-    *n = 0;
-    const query_census_diff_row **p = malloc((d->eras.n_rows + 1) * sizeof *p);
-    if (!p)
-        return NULL;
-    for (size_t i = 0; i < d->eras.n_rows; i++)
-        if (d->eras.rows[i].count_a == 0 && d->eras.rows[i].count_b > 0)
-            p[(*n)++] = &d->eras.rows[i];
-    qsort(p, *n, sizeof *p, by_era);
-    return p;
-}
-
 /* Why eras were not compared, or NULL when they were. */
 static const char *why_no_eras(const diff_result *d, char *buf, size_t cap) {
     if (d->a->eras_ok && d->b->eras_ok)
@@ -68,7 +48,7 @@ static void eras_text(const diff_result *d) {
         return;
     }
     size_t n;
-    const query_census_diff_row **p = new_eras(d, &n);
+    const query_census_diff_row **p = query_census_diff_new_eras(&d->eras, &n);
     uint64_t count = 0, bytes = 0;
     for (size_t i = 0; i < n; i++)
         count += p[i]->count_b, bytes += p[i]->bytes_b;
@@ -160,7 +140,7 @@ static void eras_json(const diff_result *d) {
         return;
     }
     size_t n;
-    const query_census_diff_row **p = new_eras(d, &n);
+    const query_census_diff_row **p = query_census_diff_new_eras(&d->eras, &n);
     fputs("{\"compared\": true, \"new\": [", stdout);
     for (size_t i = 0; i < n; i++)
         printf("%s{\"era\": %" PRIu64 ", \"count\": %" PRIu64 ", \"bytes\": %" PRIu64 "}",

@@ -73,8 +73,9 @@ const tui_command tui_commands[] = {
     {"Debuggee list", "Mark snapshot for diff", {'m'}, PICK, 0,
      "Mark the selected snapshot or recorded pause as the A of a diff", tui_cmd_diff_mark, 0},
     {"Debuggee list", "Diff with the marked snapshot", {'='}, PICK, 0,
-     "Open the selected snapshot (B) with a diff view: the census buckets by constructor that "
-     "grew or shrank from the marked one (A), grown first, as heapscope diff A B lists them",
+     "Open the selected snapshot (B) with a diff view: the census buckets by constructor (or "
+     "the keys of the last diff, b) that grew or shrank from the marked one (A), grown first, "
+     "then the eras B has and A does not, as heapscope diff A B lists them",
      tui_cmd_diff_open, 0},
 
     {"Moving", "Move up", {KEY_UP, 'k'}, NAV, PAUSED, "Select the row above", tui_cmd_request,
@@ -101,8 +102,9 @@ const tui_command tui_commands[] = {
      "on a snapshot, saves a copy",
      tui_cmd_save, 0},
     {"Debuggee", "Diff with the previous pause", {'P'}, EXPL, PAUSED | TUI_NEED_LIVE,
-     "After resume and pause: the census buckets by constructor that grew or shrank since the "
-     "pause before (the cache's recording of it), grown first",
+     "After resume and pause: the census buckets by constructor (or the keys of the last diff, "
+     "b) that grew or shrank since the pause before (the cache's recording of it), grown "
+     "first, then the eras this pause has and that one does not",
      tui_cmd_diff_previous, 0},
     {"Debuggee", "Disconnect", {0}, EXPL, TUI_NEED_LEAVABLE,
      "Leave the running debuggee, or close the snapshot, and go back to the list",
@@ -177,6 +179,10 @@ const tui_command tui_commands[] = {
      "the retained sizes first, Esc cancels), or the strings (wasted, bytes, count, length, "
      "value)",
      tui_cmd_request, TUI_REQ_SORT},
+    {"Census", "Diff by", {'b'}, EXPL, PAUSED,
+     "In a diff view, diff again by other census keys (asks for A or A,B, as diff --by): type, "
+     "constructor, source, closure-name, era, cost-centre or thunk; later diffs use them too",
+     tui_cmd_diff_by, 0},
     {"Census", "Dump byte array", {'x'}, EXPL, PAUSED,
      "The bytes of the selected ARR_WORDS (or of a string's array) in hex and text, a screen "
      "at a time",

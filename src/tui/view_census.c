@@ -166,27 +166,32 @@ static void census_draw(tui_app *app, tui_view *base, int top, int bottom) {
 
 /* ---- requests ----------------------------------------------------------- */
 
-/* A bucket filter matching exactly the closures of a row under by. */
-static bool bucket(query_census_by by, const query_census_row *r, tui_filter_spec *out) {
+/* A bucket filter matching exactly the closures whose key under by is key. */
+static bool bucket(query_census_by by, const char *key, tui_filter_spec *out) {
     *out = (tui_filter_spec){.kind = QUERY_FILTER_BUCKET};
-    int n = snprintf(out->text, sizeof out->text, "%s=%s", query_census_by_name(by), r->key);
+    int n = snprintf(out->text, sizeof out->text, "%s=%s", query_census_by_name(by), key);
     return n > 0 && (size_t)n < sizeof out->text;
+}
+
+void tui_census_retainers(tui_app *app, const query_census_by *by, const char *key,
+                          const char *parent_key) {
+    tui_filter_spec specs[QUERY_CENSUS_MAX_LEVELS];
+    size_t n = parent_key ? 2 : 1;
+    bool fits = bucket(by[n - 1], key, &specs[n - 1]);
+    if (parent_key)
+        fits = bucket(by[0], parent_key, &specs[0]) && fits;
+    if (!fits) {
+        tui_app_message(app, TUI_ROLE_ERROR, "the row's key is too long for a bucket filter");
+        return;
+    }
+    tui_search_run(app, specs, n, NULL);
 }
 
 static void retainers(tui_app *app, census_view *v) {
     if (v->sel >= v->n_lines)
         return;
     const census_line *l = &v->lines[v->sel];
-    tui_filter_spec specs[QUERY_CENSUS_MAX_LEVELS];
-    size_t n = l->parent ? 2 : 1;
-    bool fits = bucket(v->by[n - 1], l->row, &specs[n - 1]);
-    if (l->parent)
-        fits = bucket(v->by[0], l->parent, &specs[0]) && fits;
-    if (!fits) {
-        tui_app_message(app, TUI_ROLE_ERROR, "the row's key is too long for a bucket filter");
-        return;
-    }
-    tui_search_run(app, specs, n, NULL);
+    tui_census_retainers(app, v->by, l->row->key, l->parent ? l->parent->key : NULL);
 }
 
 static bool census_line_shows(const void *ctx, size_t i, const char *needle) {
@@ -392,7 +397,7 @@ static void census_open(tui_app *app, const query_census_by *by, size_t levels,
 }
 
 /* "constructor" or "constructor,era" (spaces allowed) into by[]. */
-static bool parse_by(const char *text, query_census_by *by, size_t *levels, char *why,
+bool tui_census_parse_by(const char *text, query_census_by *by, size_t *levels, char *why,
                      size_t cap) {
     char copy[TUI_INPUT_MAX];
     snprintf(copy, sizeof copy, "%s", text);
@@ -422,7 +427,7 @@ static void by_submitted(tui_app *app, const char *text) {
     query_census_by by[QUERY_CENSUS_MAX_LEVELS];
     size_t levels;
     char why[256];
-    if (!parse_by(text, by, &levels, why, sizeof why)) {
+    if (!tui_census_parse_by(text, by, &levels, why, sizeof why)) {
         tui_app_message(app, TUI_ROLE_ERROR, "%s", why);
         return;
     }

@@ -1,8 +1,10 @@
 """The diff view (issue 12 §4): in the Snapshots tab, m marks snapshot A
 and = opens snapshot B with the census buckets by constructor that grew
-or shrank from A, row by row what `heapscope diff A B --json` gives; on a
-live debuggee, P after resume and pause diffs with the pause before (the
-cache's recording of it)."""
+or shrank from A, row by row what `heapscope diff A B --json` gives; b
+diffs again by other census keys (one or two levels, as --by), and the
+eras B has and A does not follow the buckets; on a live debuggee, P
+after resume and pause diffs with the pause before (the cache's
+recording of it)."""
 import json
 import os
 import re
@@ -15,6 +17,10 @@ COMMON = ("--closures", "3000", "--seed", "7", "--profiled")
 A_ARGS = COMMON + ("--leak-count", "100", "--eras", "4")
 B_ARGS = COMMON + ("--leak-count", "500", "--eras", "6")
 ROW = re.compile(r"^[ >]?\s*([+-]\d+)\s+([+-]\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)  (\S.*?)\s*$")
+# either level: the key after 2 spaces (first) or 6 (second)
+ROW2 = re.compile(r"^[ >]?\s*([+-]\d+)\s+([+-]\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)(  +)(\S.*?)\s*$")
+ERAS = re.compile(r"Eras B has and A does not: (\d+), (\d+) closures?, (\d+) bytes")
+ERA = re.compile(r"^[ >]?\s+era (\d+): (\d+) closures?, (\d+) bytes\s*$")
 
 
 def hs(*args):
@@ -29,16 +35,27 @@ def rows(screen):
             for m in map(ROW.match, screen.lines[1:]) if m]
 
 
+def rows2(screen):
+    """[(level, bytes delta, count delta, count A, count B, bytes A, bytes B, key)]."""
+    return [(1 if len(m.group(7)) < 6 else 2, int(m.group(1)), int(m.group(2)),
+             int(m.group(3)), int(m.group(4)), int(m.group(5)), int(m.group(6)), m.group(8))
+            for m in map(ROW2.match, screen.lines[1:]) if m]
+
+
 class Diff(TuiCase):
-    def test_marked_snapshot_diffed_with_the_opened_one(self):
+    def snapshots(self, a_args=A_ARGS, b_args=B_ARGS):
+        """Snapshots a-side and b-side of two debuggees, in the snapshot directory."""
         files = []
-        for name, args in (("a", A_ARGS), ("b", B_ARGS)):
+        for name, args in (("a", a_args), ("b", b_args)):
             d = self.debuggee(name="42%d-%s" % (len(files), name), args=args)
             path = os.path.join(self.home.snapshots, name + "-side.heapscope")
             hs("snapshot", d.socket, "-o", path)
             d.stop()
             files.append(path)
-        want = json.loads(hs("diff", *files, "--json"))
+        return files
+
+    def diff_of_the_snapshots(self):
+        """The explorer with the diff view of b-side from a-side (m, then =)."""
         t = self.tui(height=40, width=160)
         t.wait_text("Debuggees (", what="the picker")
         t.keys("Tab")
@@ -48,6 +65,12 @@ class Diff(TuiCase):
         t.wait_text("marked a-side.heapscope as A", what="the mark")
         t.select("b-side.heapscope")
         t.keys("=")
+        return t
+
+    def test_marked_snapshot_diffed_with_the_opened_one(self):
+        files = self.snapshots()
+        want = json.loads(hs("diff", *files, "--json"))
+        t = self.diff_of_the_snapshots()
         s = t.wait(lambda s: "Diff by constructor from a-side.heapscope" in s.lines[0] and rows(s),
                    "the diff view", timeout=120)
         self.assertIn("%d changed, %d unchanged" % (want["changed"], want["unchanged"]), s.lines[0])
@@ -59,6 +82,62 @@ class Diff(TuiCase):
         # Back: the roots of B, a snapshot opened as Enter opens it
         t.keys("M-Left")
         t.wait(lambda s: "Saved objects and GC roots" in s.lines[0], "B's roots")
+
+    def test_other_keys_and_the_eras_b_has_and_a_does_not(self):
+        files = self.snapshots()
+        want = json.loads(hs("diff", *files, "--by", "constructor,era", "--json"))
+        self.assertTrue(want["eras"]["new"], "B has eras A does not")
+        t = self.diff_of_the_snapshots()
+        t.wait(lambda s: "Diff by constructor from" in s.lines[0], "the diff view", timeout=120)
+        t.keys("b")
+        t.wait_text("diff by (A or A,B): constructor", what="the keys prompt")
+        t.type("constructor,era")  # replaces the default
+        t.keys("Enter")
+        s = t.wait(lambda s: "Diff by constructor, era from a-side.heapscope" in s.lines[0]
+                   and rows2(s), "the diff by two keys", timeout=120)
+        self.assertIn("%d changed, %d unchanged" % (want["changed"], want["unchanged"]), s.lines[0])
+        self.assertIn("view 3/3", s.lines[0], "a new view: Back returns to the diff before")
+        expect = []
+        for r in want["rows"]:
+            for level, x in [(1, r)] + [(2, c) for c in r["children"]]:
+                expect.append((level, x["bytes_delta"], x["count_delta"], x["count_a"],
+                               x["count_b"], x["bytes_a"], x["bytes_b"], x["key"]))
+        shown = rows2(s)
+        self.assertGreater(len(shown), 20, s.dump())
+        self.assertEqual(shown, expect[:len(shown)], s.dump())
+        self.assertTrue(any(r[0] == 2 for r in shown), "second-level rows:\n" + s.dump())
+        # the last rows: the eras B has and A does not, as the CLI counts them
+        t.keys("G")
+        s = t.wait(lambda s: ERAS.search(s.text), "the eras B has and A does not")
+        new = want["eras"]["new"]
+        self.assertEqual(tuple(map(int, ERAS.search(s.text).groups())),
+                         (len(new), sum(e["count"] for e in new), sum(e["bytes"] for e in new)),
+                         s.dump())
+        self.assertEqual([tuple(map(int, m.groups())) for m in map(ERA.match, s.lines) if m],
+                         [(e["era"], e["count"], e["bytes"]) for e in new], s.dump())
+        # Enter on an era: B's closures of that era with their retainers
+        self.assertIn("era %d:" % new[-1]["era"], s.selected_text(), s.dump())
+        t.keys("Enter")
+        s = t.wait_regex(r"Retainers of Era range %d" % new[-1]["era"], timeout=60,
+                         what="the era's retainers")
+        self.assertTrue(s.search(r"(\d+) items/"), s.dump())
+        # the next diff keeps the keys
+        t.keys("M-Left", "M-Left")
+        t.wait(lambda s: "Diff by constructor from" in s.lines[0], "the first diff again")
+        t.keys("b")
+        t.wait_text("diff by (A or A,B): constructor,era", what="the keys kept")
+
+    def test_eras_not_compared_when_a_has_none(self):
+        files = self.snapshots(a_args=("--closures", "3000", "--seed", "7"))  # not profiled
+        want = json.loads(hs("diff", *files, "--json"))
+        self.assertFalse(want["eras"]["compared"])
+        t = self.diff_of_the_snapshots()
+        s = t.wait(lambda s: "Diff by constructor from a-side.heapscope" in s.lines[0],
+                   "the diff view", timeout=120)
+        self.assertIn("eras not compared", s.lines[-1], s.dump())
+        t.keys("G")  # the last row says why
+        s = t.wait_text("Eras not compared: " + want["eras"]["reason"],
+                        what="why the eras were not compared")
 
     def test_diff_with_the_previous_pause(self):
         d = self.debuggee()
