@@ -149,9 +149,10 @@ int cli_session_finish(cli_session *s, const cli_common *common, hs_status st,
     if (st == HS_OK)
         return cst == HS_OK ? 0 : cli_report(&close_err);
     int rc = cli_report(err);
-    /* a resume that failed after the command did (a debuggee that stopped
-     * answering): say so too, unless the interrupt's exit line does */
+    /* a resume (or --record) that failed after the command did, as with a
+     * debuggee that stopped answering: say so too, unless the interrupt's
+     * exit line does */
     if (cst != HS_OK && !hs_interrupt_signal())
-        fprintf(stderr, "heapscope: the debuggee may be left paused: %s\n", close_err.message);
+        cli_report(&close_err); /* "the debuggee may be left paused: ..." */
     return rc;
 }
