@@ -223,7 +223,7 @@ class Tui:
     count = 0
 
     def __init__(self, home, args, width=100, height=30, term="xterm-256color",
-                 lang="C.UTF-8", env=None):
+                 lang="C.UTF-8", env=None, file_size_limit=None):
         self.home = home
         Tui.count += 1  # a server of its own: a closed one may still be exiting
         self.tmux_socket = os.path.join(home.root, "tmux-%d.sock" % Tui.count)
@@ -241,6 +241,8 @@ class Tui:
         pinned.update(env or {})
         inner = "echo $$ > %s; exec %s" % (shlex.quote(self.pidfile),
                                            " ".join(shlex.quote(a) for a in [HEAPSCOPE, *args]))
+        if file_size_limit is not None:  # bytes, as `ulimit -f` of sh (512-byte blocks)
+            inner = "ulimit -f %d; %s" % (file_size_limit // 512, inner)
         outer = ("sh -c %s; echo %s$?; stty -a | tr ' ;' '\\n\\n' | grep -E '^-?(icanon|echo)$' "
                  "| tr '\\n' ' '; echo; sleep 3600") % (shlex.quote(inner), EXIT_MARK)
         command = "env -i %s sh -c %s" % (
