@@ -41,6 +41,29 @@ static int install_signals(void) {
     return 0;
 }
 
+/* --grow-per-pause: the program ran between pauses and grew (synth_gen.h):
+ * the heap is generated again with one more round, as it was otherwise. */
+typedef struct regrow {
+    synth_options gen;
+    synth_process *p;
+    const synth_hostile *hostile;
+} regrow;
+
+static void on_resumed(void *ctx, uint64_t resumes) {
+    regrow *g = ctx;
+    g->gen.grow_rounds = resumes;
+    synth_process fresh = {0};
+    char err[1024];
+    if (synth_generate(&g->gen, &fresh, err, sizeof err) != 0 ||
+        synth_hostile_heap(&fresh, g->hostile->heap, err, sizeof err) != 0) {
+        fprintf(stderr, "heapscope-debuggee: growing the heap: %s\n", err);
+        synth_process_free(&fresh);
+        return; /* the program stops growing */
+    }
+    synth_process_free(g->p);
+    *g->p = fresh;
+}
+
 static int write_plan(const synth_process *p, const char *path) {
     const char *json = p->plan_json ? p->plan_json : "{}";
     size_t len = strlen(json);
@@ -140,6 +163,11 @@ int main(int argc, char **argv) {
         .wake_fd = g_wake[0], .stop = &g_stop, .max_connections = cli.max_connections,
         .silent_on = cli.silent_on, .count_path = cli.count_path,
         .answer_delay_ms = cli.answer_delay_ms, .hostile = &cli.hostile};
+    regrow grow = {.gen = gen, .p = &p, .hostile = &cli.hostile};
+    if (gen.grow_per_pause) {
+        cfg.resumed = on_resumed;
+        cfg.resumed_ctx = &grow;
+    }
     synth_serve_result res = synth_serve(&p, &st, l.fd, &cfg);
 
     synth_listener_close(&l);

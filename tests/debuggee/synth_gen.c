@@ -15,6 +15,10 @@ void synth_options_default(synth_options *o) {
                          .seed = 1};
 }
 
+unsigned sg_last_era(const synth_options *o) {
+    return o->eras + (o->grow_per_pause ? (unsigned)o->grow_rounds : 0);
+}
+
 /* The leak constructor must be a plain Haskell constructor name that no
  * other constructor of the heap shares (searches match by name only). */
 static int check_leak_name(const char *s, char *err, size_t errlen) {
@@ -53,6 +57,15 @@ static int check_options(const synth_options *o, char *err, size_t errlen) {
     if (o->leak_count < 1 || o->leak_count > SG_MAX_CLOSURES / 2) {
         snprintf(err, errlen, "leak_count must be in 1..%llu",
                  (unsigned long long)(SG_MAX_CLOSURES / 2));
+        return -1;
+    }
+    if (o->grow_per_pause > SG_MAX_CLOSURES / 2 ||
+        (o->grow_per_pause && o->grow_rounds > (SG_MAX_CLOSURES / 2) / o->grow_per_pause) ||
+        o->grow_rounds > SG_MAX_ERAS) {
+        snprintf(err, errlen, "the growth (%llu closures a pause, %llu pauses) passes %llu "
+                 "closures or %u rounds", (unsigned long long)o->grow_per_pause,
+                 (unsigned long long)o->grow_rounds, (unsigned long long)(SG_MAX_CLOSURES / 2),
+                 SG_MAX_ERAS);
         return -1;
     }
     if (o->closures > SG_MAX_CLOSURES) {
@@ -176,6 +189,8 @@ int synth_generate(const synth_options *o, synth_process *out, char *err, size_t
     /* the threads still to come add a few dozen closures */
     sg_shapes_build(c, o->closures > 64 ? o->closures - 64 : 0);
     sg_threads_build(c);
+    if (o->grow_per_pause)
+        sg_grow_build(c);
     sg_heap_finish(c);
     assemble(c, out);
     sg_plan_build(c, out);

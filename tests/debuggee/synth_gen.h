@@ -18,7 +18,8 @@
  *   "by_thunk": {"app/Main.hs:12:5-20": {"count": n, "bytes": b}, ...},
  *                thunks (THUNK*, THUNK_SELECTOR, AP, AP_STACK) by the IPE position of
  *                their info table, else "<info 0x...>" [+ " " IPE name]
- *   "by_era": {"3": {"count": n, "bytes": b}, ...},       (profiled only; static: "0")
+ *   "by_era": {"3": {"count": n, "bytes": b}, ...},       (profiled only; static: "0";
+ *                with grow_per_pause, the growth's eras K+1.. too)
  *   "by_constructor_era": {"main:Main:Leak": {"1": {...}}}, (profiled only)
  *   "leak": {
  *     "constructor": "Leak", "count": N, "era": E, "bytes": b,
@@ -59,6 +60,9 @@ typedef struct synth_options {
                                      "strings", see synth_gen_strings.c) */
     bool saved_shortcut;          /* save the leak list (a short path to the first Leak)
                                      and a Leak that only a saved object reaches */
+    uint64_t grow_per_pause;      /* Span closures the program adds at each resume
+                                     (synth_gen_grow.c); 0 = none */
+    uint64_t grow_rounds;         /* resumes so far: rounds of growth in the heap */
 } synth_options;
 
 void synth_options_default(synth_options *o);

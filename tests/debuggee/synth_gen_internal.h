@@ -375,6 +375,10 @@ void sg_threads_reserve(sg_ctx *c);
 void sg_rts_build(sg_ctx *c);
 void sg_leak_build(sg_ctx *c);
 void sg_threads_build(sg_ctx *c);
+/* --- synth_gen_grow.c: after the threads (it adds the last root) --- */
+void sg_grow_build(sg_ctx *c);
+/* The last era a closure can have: eras, plus the growth rounds. */
+unsigned sg_last_era(const synth_options *o);
 void sg_strings_build(sg_ctx *c);          /* --strings */
 void sg_strings_json(sg_ctx *c, sg_buf *b); /* its plan section */
 

@@ -291,7 +291,7 @@ void sg_plan_build(sg_ctx *c, synth_process *out) {
         sg_fail(c, "out of memory (plan)");
     c->plan = pl;
     pl->w = (sg_walk){.p = out, .H = c->H, .S = c->S, .prof_mode = c->prof_mode};
-    pl->eras = c->opt->eras;
+    pl->eras = sg_last_era(c->opt);
     pl->vwords = c->heap.starts_words;
     pl->visited = calloc(pl->vwords ? pl->vwords : 1, sizeof *pl->visited);
     pl->era_count = calloc(pl->eras + 1, sizeof(uint64_t));

@@ -123,8 +123,11 @@ synth_serve_result synth_serve_connection(const synth_process *p, synth_state *s
                     st->requests[cmd]++;
                 o.silent = cmd < 32 && (cfg->silent_on >> cmd & 1);
                 o.hostile = cmd < 32 && cfg->hostile ? cfg->hostile->wire[cmd] : 0;
+                uint64_t resumes = st->resumes;
                 if (!o.stalled) /* a stalled stub reads requests and serves none */
                     synth_handle_request(p, st, &o, cmd, body + 4, len - 4);
+                if (st->resumes != resumes && cfg->resumed)
+                    cfg->resumed(cfg->resumed_ctx, st->resumes);
                 o.silent = false;
                 o.hostile = 0;
             }

@@ -38,6 +38,7 @@ typedef struct synth_state {
     bool reply_owed;      /* this connection waits for a deferred POLL reply */
     int64_t self_pause_at_ms; /* CLOCK_MONOTONIC ms of the self-pause; -1 never */
     uint64_t connections;     /* connections accepted so far */
+    uint64_t resumes;         /* RESUMEs that let the program run again */
     uint64_t requests[32];    /* requests served so far, by command id (< 32) */
 } synth_state;
 
@@ -59,6 +60,10 @@ typedef struct synth_server_config {
     const char *count_path;      /* written after each connection: synth_write_counts */
     int answer_delay_ms;         /* each request waits this long before it is served */
     const struct synth_hostile *hostile; /* --hostile transport kinds; NULL = none */
+    /* after a RESUME was answered (st->resumes counts it): the program ran;
+       it may replace the heap p points to (--grow-per-pause); NULL = none */
+    void (*resumed)(void *ctx, uint64_t resumes);
+    void *resumed_ctx;
 } synth_server_config;
 
 /* Outcome of serving. */

@@ -41,6 +41,11 @@ static const char usage[] =
     "                           String values and two large byte arrays (plan: \"strings\")\n"
     "  --saved-shortcut         also save the leak list (one step above the first Leak)\n"
     "                           and a Leak that only a saved object reaches\n"
+    "  --grow-per-pause N       the program runs between pauses: at each resume it\n"
+    "                           allocates N more main:Main.Span closures, each consed\n"
+    "                           onto a list an IORef holds (a stable pointer, the last\n"
+    "                           GC root), all of a new era (K+1, K+2, ...): each pause\n"
+    "                           has N more Span and N more (:) than the one before\n"
     "  --plan FILE              write the JSON plan of what was planted ('-' = stdout)\n"
     "  --plan-only              write the plan (to stdout without --plan) and exit\n"
     "  --ghc-debug-snapshot FILE\n"
@@ -197,7 +202,7 @@ int synth_cli_parse(int argc, char **argv, synth_cli *cli, synth_options *gen, c
             "--socket", "--tcp", "--plan", "--closures", "--eras", "--leak-constructor",
             "--leak-count", "--leak-era", "--seed", "--max-connections", "--self-pause-after",
             "--silent-on", "--ghc-debug-snapshot", "--ghc-debug-snapshot-of", "--count-requests",
-            "--answer-delay", "--prof-mode", "--hostile"};
+            "--answer-delay", "--prof-mode", "--hostile", "--grow-per-pause"};
         const char *opt = NULL;
         for (size_t k = 0; k < sizeof with_value / sizeof *with_value && !opt; k++)
             if (is(with_value[k], a, &v))
@@ -250,6 +255,10 @@ int synth_cli_parse(int argc, char **argv, synth_cli *cli, synth_options *gen, c
             if (number(opt, v, 1, MAX_ERAS, &n, err, errlen))
                 return -1;
             gen->leak_era = (unsigned)n;
+        } else if (strcmp(opt, "--grow-per-pause") == 0) {
+            if (number(opt, v, 1, MAX_CLOSURES, &n, err, errlen))
+                return -1;
+            gen->grow_per_pause = n;
         } else if (strcmp(opt, "--seed") == 0) {
             if (number(opt, v, 0, UINT64_MAX, &n, err, errlen))
                 return -1;

@@ -73,6 +73,7 @@ static void cmd_resume(synth_state *st, synth_out *o) {
     else {
         st->paused = false;
         st->self_paused = false;
+        st->resumes++;
         synth_finish(o, SYNTH_OKAY);
     }
 }

@@ -57,6 +57,53 @@ Test(gen_determinism, larger_heap) {
     twice(false, 7, 150000);
 }
 
+/* A count of a plan's key ("main:Main:Span") in its section ("by_constructor"). */
+static uint64_t plan_count(const char *json, const char *section, const char *key) {
+    static char sec[1 << 16];
+    tw_json_section(json, section, sec, sizeof sec);
+    char head[128];
+    snprintf(head, sizeof head, "\"%s\": {\"count\"", key);
+    const char *at = strstr(sec, head);
+    return at ? tw_json_u64(at, "\"count\"") : 0;
+}
+
+/* --grow-per-pause: the heap after two resumes is the first heap plus two
+ * rounds of N Span closures and N (:) cells, in eras K+1 and K+2; the roots
+ * (the growth's IORef last) do not move. */
+Test(gen_determinism, growth_adds_only_its_rounds) {
+    synth_options o;
+    synth_options_default(&o);
+    o.profiled = true;
+    o.grow_per_pause = 25;
+    synth_process a, b;
+    tw_generate(&o, &a);
+    o.grow_rounds = 2;
+    tw_generate(&o, &b);
+    cr_assert_eq(a.n_roots, b.n_roots);
+    cr_assert_eq(memcmp(a.roots, b.roots, a.n_roots * 8), 0, "the roots moved");
+    const char *keys[] = {"main:Main:Span", "ghc-prim:GHC.Types::"};
+    for (size_t k = 0; k < 2; k++)
+        cr_expect_eq(plan_count(b.plan_json, "by_constructor", keys[k]),
+                     plan_count(a.plan_json, "by_constructor", keys[k]) + 50, "%s", keys[k]);
+    cr_expect_eq(tw_json_u64(strstr(b.plan_json, "\"reachable\""), "\"count\""),
+                 tw_json_u64(strstr(a.plan_json, "\"reachable\""), "\"count\"") + 100);
+    const char *growth_eras[] = {"6", "7"};
+    for (size_t e = 0; e < 2; e++) {
+        cr_expect_eq(plan_count(a.plan_json, "by_era", growth_eras[e]), 0);
+        cr_expect_eq(plan_count(b.plan_json, "by_era", growth_eras[e]), 50, "era %s",
+                     growth_eras[e]);
+    }
+    /* without the option, no growth root */
+    synth_options_default(&o);
+    o.profiled = true;
+    synth_process c;
+    tw_generate(&o, &c);
+    cr_expect_eq(c.n_roots + 1, a.n_roots);
+    synth_process_free(&a);
+    synth_process_free(&b);
+    synth_process_free(&c);
+}
+
 /* Options other than the seed still give fixed text and roots layout. */
 Test(gen_determinism, text_region_independent_of_seed) {
     synth_options o;

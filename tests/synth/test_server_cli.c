@@ -47,7 +47,8 @@ Test(cli, every_option) {
     cr_assert_eq(PARSE("--socket", "/tmp/s", "--closures", "500", "--eras", "7", "--profiled",
                        "--leak-constructor", "Cache", "--leak-count", "42", "--leak-era", "3",
                        "--seed", "18446744073709551615", "--plan", "-", "--plan-only",
-                       "--max-connections", "2", "--self-pause-after", "250"),
+                       "--max-connections", "2", "--self-pause-after", "250",
+                       "--grow-per-pause", "40"),
                  0, "%s", ERR);
     cr_assert_str_eq(CLI.socket_path, "/tmp/s");
     cr_assert_eq(GEN.closures, 500);
@@ -61,6 +62,8 @@ Test(cli, every_option) {
     cr_assert(CLI.plan_only);
     cr_assert_eq(CLI.max_connections, 2);
     cr_assert_eq(CLI.self_pause_after_ms, 250);
+    cr_assert_eq(GEN.grow_per_pause, 40);
+    cr_assert_eq(GEN.grow_rounds, 0);
 }
 
 Test(cli, silent_on_takes_names_and_numbers_and_adds_up) {
@@ -130,6 +133,7 @@ Test(cli, usage_errors) {
     fails_with(PARSE("--leak-constructor", "Main.Leak"), "not a constructor name");
     fails_with(PARSE("--leak-constructor", ""), "not a constructor name");
     fails_with(PARSE("--closuresx", "1"), "unknown option");
+    fails_with(PARSE("--grow-per-pause", "0"), "out of range");
 }
 
 /* --count-requests: parsed, and the file synth_write_counts writes names
