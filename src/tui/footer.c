@@ -1,10 +1,12 @@
 /* The footer line: the prompt being typed (with its cursor), the quit or
  * replace question, the last message, or the current view's main keys
  * that work at the moment, their keys read from the command table. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "app.h"
+#include "heapscope/plural.h"
 #include "commands.h"
 #include "draw.h"
 #include "explorer.h"
@@ -179,4 +181,13 @@ void tui_cmd_prompt_edit(tui_app *app, int arg) {
 void tui_prompt_key(tui_app *app, int key) {
     if (!tui_command_dispatch(app, key))
         tui_input_key(&app->prompt.in, key);
+}
+
+void tui_unreadable_note(const query_unreadable *u, char *buf, size_t cap) {
+    if (cap == 0)
+        return;
+    buf[0] = '\0';
+    if (u->count)
+        snprintf(buf, cap, "; %" PRIu64 " %s could not be read (0x%" PRIx64 ": %s)", u->count,
+                 hs_plural(u->count, "closure", "closures"), u->first, u->problem);
 }

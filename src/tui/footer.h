@@ -37,6 +37,11 @@ void tui_prompt_key(tui_app *app, int key);
 void tui_prompt_ask(tui_app *app, const char *label, const char *default_text,
                     void (*on_submit)(tui_app *app, const char *text));
 
+/* "; N closures could not be read (0xADDR: why)" for the end of a view's
+ * message after a query that skipped some, else "": how many, and why the
+ * first, as the command line's note says. */
+void tui_unreadable_note(const query_unreadable *u, char *buf, size_t cap);
+
 /* The footer: the prompt, a question, the last message or the view's keys. */
 void tui_footer_draw(tui_app *app);
 

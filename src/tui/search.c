@@ -412,9 +412,8 @@ void tui_search_run(tui_app *app, const tui_filter_spec *extra, size_t n_extra,
     /* closures skipped because they could not be read: said after the result */
     const query_unreadable *u = &stats.traversal.unreadable;
     char skipped[HS_ERROR_MESSAGE_MAX + 96] = "";
-    if (!cancelled && u->count)
-        snprintf(skipped, sizeof skipped, "; %" PRIu64 " %s could not be read (0x%" PRIx64 ": %s)",
-                 u->count, hs_plural(u->count, "closure", "closures"), u->first, u->problem);
+    if (!cancelled)
+        tui_unreadable_note(u, skipped, sizeof skipped);
     snprintf(v->base.summary, sizeof v->base.summary, "%zu items/%s max%s", v->n_matches, max,
              cancelled ? ", cancelled" : x.out_of_memory ? ", out of memory"
                                        : u->count    ? ", some unreadable"

@@ -388,12 +388,13 @@ static void census_open(tui_app *app, const query_census_by *by, size_t levels,
     if (!v->retained)
         snprintf(retained, sizeof retained, ", %s: retained sizes",
                  tui_command_key("Retained sizes", k_retained, sizeof k_retained));
-    const query_unreadable *u = &v->census.unreadable;
+    char skipped[HS_ERROR_MESSAGE_MAX + 96];
+    tui_unreadable_note(&v->census.unreadable, skipped, sizeof skipped);
     tui_app_message(app, TUI_ROLE_INFO,
                     "%" PRIu64 " %s, %" PRIu64 " bytes; Enter: retainers of a row, %s: sort%s%s",
                     v->census.total_count, hs_plural(v->census.total_count, "closure", "closures"),
                     v->census.total_bytes, tui_command_key("Sort", k_sort, sizeof k_sort),
-                    retained, u->count ? "; some closures could not be read" : "");
+                    retained, skipped);
 }
 
 /* "constructor" or "constructor,era" (spaces allowed) into by[]. */

@@ -376,8 +376,10 @@ void tui_cmd_dominators(tui_app *app, int arg) {
     snprintf(v->base.summary, sizeof v->base.summary, "%" PRIu64 " %s, %" PRIu64 " bytes",
              info.closures, hs_plural(info.closures, "closure", "closures"), info.bytes);
     tui_explorer_push(app, &v->base);
+    char skipped[HS_ERROR_MESSAGE_MAX + 96];
+    tui_unreadable_note(&info.unreadable, skipped, sizeof skipped);
     tui_app_message(app, TUI_ROLE_INFO,
                     "%" PRIu64 " reachable %s, %" PRIu64 " bytes; Enter: what a closure dominates%s",
                     info.closures, hs_plural(info.closures, "closure", "closures"), info.bytes,
-                    info.unreadable.count ? "; some closures could not be read" : "");
+                    skipped);
 }

@@ -172,8 +172,12 @@ void tui_cmd_leaks(tui_app *app, int arg) {
     snprintf(v->base.summary, sizeof v->base.summary, "%zu %s, %" PRIu64 " bytes", l->n_groups,
              hs_plural(l->n_groups, "group", "groups"), l->bytes);
     tui_explorer_push(app, &v->base);
+    query_dominators_info info; /* the leaks are read off the dominator tree's walk */
+    query_dominators_stats(app->ex.dominators, &info);
+    char skipped[HS_ERROR_MESSAGE_MAX + 96];
+    tui_unreadable_note(&info.unreadable, skipped, sizeof skipped);
     tui_app_message(app, TUI_ROLE_INFO,
                     "%" PRIu64 " %s from a newer era to an older one; %" PRIu64
-                    " bytes retained only through them; Enter: a group's paths merged",
-                    l->edges, hs_plural(l->edges, "edge", "edges"), l->bytes);
+                    " bytes retained only through them; Enter: a group's paths merged%s",
+                    l->edges, hs_plural(l->edges, "edge", "edges"), l->bytes, skipped);
 }
