@@ -14,18 +14,50 @@
 #define DOMINATORS_TOP 20      /* rows when --top is not given */
 #define DOMINATORS_CHILDREN 5  /* dominated children shown per row */
 
-static bool show_progress(void *ctx, uint64_t done) {
-    if (*(const bool *)ctx)
-        fprintf(stderr, "\rheapscope: dominators: %" PRIu64 " closures", done);
+cli_progress cli_progress_start(const char *what) {
+    return (cli_progress){.what = what, .tty = isatty(STDERR_FILENO)};
+}
+
+bool cli_progress_show(void *ctx, uint64_t done) {
+    const cli_progress *p = ctx;
+    if (p->tty)
+        fprintf(stderr, "\rheapscope: %s: %" PRIu64 " closures", p->what, done);
     return cli_keep_going();
 }
 
-hs_status cli_dominators_compute(heap *h, query_dominators **out, hs_error *err) {
-    bool tty = isatty(STDERR_FILENO);
-    hs_status st = query_dominators_run(h, show_progress, &tty, out, err);
-    if (tty)
+void cli_progress_end(const cli_progress *p) {
+    if (p->tty)
         fputs("\r\033[K", stderr);
+}
+
+hs_status cli_dominators_compute(heap *h, query_dominators **out, hs_error *err) {
+    cli_progress p = cli_progress_start("dominators");
+    hs_status st = query_dominators_run(h, cli_progress_show, &p, out, err);
+    cli_progress_end(&p);
     return st;
+}
+
+int cli_dominators_run(const char *target, const cli_common *common,
+                       const cli_dominators_command *cmd) {
+    size_t top = common->top > 0 ? (size_t)common->top : cmd->default_top;
+    hs_error err = {0};
+    cli_session s;
+    if (cli_session_open(target, common, &s, &err) != HS_OK)
+        return cli_report(&err);
+    query_dominators *d = NULL;
+    hs_status st = cmd->usable ? cmd->usable(s.heap, &err) : HS_OK;
+    if (st == HS_OK)
+        st = cli_dominators_compute(s.heap, &d, &err);
+    if (st == HS_OK) {
+        query_dominators_info info;
+        query_dominators_stats(d, &info);
+        st = cmd->report(target, s.heap, d, &info, top, common->json, &err);
+        cli_flush_output();
+        if (st == HS_OK && !common->json)
+            cli_note_unreadable(&info.unreadable);
+    }
+    query_dominators_free(d);
+    return cli_session_finish(&s, common, st, &err);
 }
 
 void cli_print_retained_text(FILE *out, const query_dominators *d, uint64_t addr) {
@@ -122,27 +154,20 @@ static hs_status print_rows(heap *h, const query_dominators_info *info,
     return st;
 }
 
-int cli_dominators(const char *target, const cli_common *common) {
-    size_t top = common->top > 0 ? (size_t)common->top : DOMINATORS_TOP;
-    hs_error err = {0};
-    cli_session s;
-    if (cli_session_open(target, common, &s, &err) != HS_OK)
-        return cli_report(&err);
-    query_dominators *d = NULL;
+static hs_status report(const char *target, heap *h, const query_dominators *d,
+                        const query_dominators_info *info, size_t top, bool json,
+                        hs_error *err) {
+    (void)target;
     query_dominator_row *rows = NULL;
     size_t n_rows = 0;
-    hs_status st = cli_dominators_compute(s.heap, &d, &err);
+    hs_status st = query_dominators_top(d, top, DOMINATORS_CHILDREN, &rows, &n_rows, err);
     if (st == HS_OK)
-        st = query_dominators_top(d, top, DOMINATORS_CHILDREN, &rows, &n_rows, &err);
-    if (st == HS_OK) {
-        query_dominators_info info;
-        query_dominators_stats(d, &info);
-        st = print_rows(s.heap, &info, rows, n_rows, common->json, &err);
-        cli_flush_output();
-        if (st == HS_OK && !common->json)
-            cli_note_unreadable(&info.unreadable);
-    }
+        st = print_rows(h, info, rows, n_rows, json, err);
     query_dominator_rows_free(rows, n_rows);
-    query_dominators_free(d);
-    return cli_session_finish(&s, common, st, &err);
+    return st;
+}
+
+int cli_dominators(const char *target, const cli_common *common) {
+    static const cli_dominators_command cmd = {.default_top = DOMINATORS_TOP, .report = report};
+    return cli_dominators_run(target, common, &cmd);
 }

@@ -6,7 +6,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "dominators_cli.h"
 #include "heapscope/cli.h"
@@ -14,12 +13,6 @@
 #include "output.h"
 
 #define LEAKS_TOP 20 /* groups when --top is not given */
-
-static bool show_progress(void *ctx, uint64_t done) {
-    if (*(const bool *)ctx)
-        fprintf(stderr, "\rheapscope: leaks: %" PRIu64 " closures", done);
-    return cli_keep_going();
-}
 
 static char clean(char c) {
     return (unsigned char)c < 0x20 || c == 0x7f ? '?' : c;
@@ -137,40 +130,24 @@ static void print_json(const char *target, const query_leaks *l, size_t top,
     puts("}");
 }
 
-static hs_status run_leaks(heap *h, const query_dominators *d, query_leaks *l, hs_error *err) {
-    bool tty = isatty(STDERR_FILENO);
-    hs_status st = query_leaks_run(h, d, show_progress, &tty, l, err);
-    if (tty)
-        fputs("\r\033[K", stderr);
+static hs_status report(const char *target, heap *h, const query_dominators *d,
+                        const query_dominators_info *info, size_t top, bool json,
+                        hs_error *err) {
+    query_leaks l = {0};
+    cli_progress p = cli_progress_start("leaks");
+    hs_status st = query_leaks_run(h, d, cli_progress_show, &p, &l, err);
+    cli_progress_end(&p);
+    if (st == HS_OK && json)
+        print_json(target, &l, top, &info->unreadable);
+    else if (st == HS_OK)
+        print_text(target, &l, top);
+    query_leaks_free(&l);
     return st;
 }
 
 int cli_leaks(const char *target, const cli_common *common) {
-    size_t top = common->top > 0 ? (size_t)common->top : LEAKS_TOP;
-    hs_error err = {0};
-    cli_session s;
-    if (cli_session_open(target, common, &s, &err) != HS_OK)
-        return cli_report(&err);
-    query_dominators *d = NULL;
-    query_leaks l = {0};
     /* refused before the whole heap's dominator tree is computed */
-    hs_status st = query_leaks_usable(s.heap, &err);
-    if (st == HS_OK)
-        st = cli_dominators_compute(s.heap, &d, &err);
-    if (st == HS_OK)
-        st = run_leaks(s.heap, d, &l, &err);
-    if (st == HS_OK) {
-        query_dominators_info info;
-        query_dominators_stats(d, &info);
-        if (common->json)
-            print_json(target, &l, top, &info.unreadable);
-        else
-            print_text(target, &l, top);
-        cli_flush_output();
-        if (!common->json)
-            cli_note_unreadable(&info.unreadable);
-    }
-    query_leaks_free(&l);
-    query_dominators_free(d);
-    return cli_session_finish(&s, common, st, &err);
+    static const cli_dominators_command cmd = {
+        .default_top = LEAKS_TOP, .usable = query_leaks_usable, .report = report};
+    return cli_dominators_run(target, common, &cmd);
 }
