@@ -351,7 +351,8 @@ def main():
         with open(os.path.join(ROOT, "themes", name), "rb") as f:
             put("theme_files", f.read())
     texts = [(0, "3"), (0, "2-5"), (0, " 0x10 - "), (0, "-7"), (0, "-"), (1, "-42"),
-             (1, "0xdeadbeef"), (2, "main:Main.Leak"), (2, "ghc-prim:GHC.Types.:"),
+             (1, "0xdeadbeef"), (1, "512M"), (1, "1.5 GiB"), (1, "constructor"),
+             (1, "THUNK_SELECTOR"), (2, "main:Main.Leak"), (2, "ghc-prim:GHC.Types.:"),
              (3, "tcp:[::1]:2000"), (3, "unix:/tmp/x.sock"), (3, "tcp:localhost:80")]
     # filters: pick byte 4 + 6 * kind (kind < 11), bit 7 inverts
     for kind, text in ((0, "^Le(a|b)k$"), (1, "Leak"), (2, "sat_s1Ab_info"),

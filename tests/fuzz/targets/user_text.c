@@ -1,12 +1,14 @@
 /* Text a person types: era ranges, filter values of every kind (regexes,
  * addresses, sizes, eras, cost centres, buckets, escaped values), integers,
- * constructor names and targets. The first byte picks the parser (and a
+ * byte sizes, census and closure-type names, constructor names and targets. The first byte picks the parser (and a
  * filter's kind and inversion); the rest is the text, cut at its first
  * NUL as a command line or the footer would. */
 #include <string.h>
 
 #include "fuzz_check.h"
+#include "heapscope/closure_type.h"
 #include "heapscope/query.h"
+#include "heapscope/size.h"
 #include "heapscope/wire.h"
 
 static void era_range(const char *text) {
@@ -56,12 +58,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     hs_error err = {0};
     switch (data[0] % 6) {
     case 0: era_range(text); break;
-    case 1: {
+    case 1: { /* numbers, sizes and names given to options */
         int64_t v;
         uint64_t a;
         query_parse_int(text, &v);
         if (query_parse_hex_address(text, &a))
             FUZZ_CHECK(strncmp(text, "0x", 2) == 0);
+        if (hs_size_parse(text, &a)) {
+            char buf[64];
+            hs_size_format(a, buf, sizeof buf);
+        }
+        query_census_by by;
+        query_census_column column;
+        query_census_by_from_name(text, &by);
+        query_census_column_from_name(text, &column);
+        int type = hs_closure_type_from_name(text);
+        FUZZ_CHECK(type >= -1 && type < HS_N_CLOSURE_TYPES);
         break;
     }
     case 2: {
