@@ -292,11 +292,13 @@ const cli_option cli_option_table[] = {
      "for\n"
      ".BR dump ,\n"
      "the file to write the bytes to.\n"},
-    {"force", 0, NULL, false, CLI_ON(SNAPSHOT), set_flag, FIELD(force), 0, 0, 0,
-     "replace an existing snapshot file",
+    {"force", 0, NULL, false, CLI_ON(SNAPSHOT) | CLI_ON(DUMP), set_flag, FIELD(force), 0, 0, 0,
+     "replace an existing file",
      "replace the file given by\n"
      ".B \\-o\n"
-     "when it exists (by default that is an error).\n"},
+     "when it exists (by default that is an error;\n"
+     ".B dump\n"
+     "says so before it pauses the debuggee).\n"},
     {"limit", 0, "N", false, SEARCH, set_long, FIELD(limit), 0, 1000000000, 0,
      "stop after N matches (default 100, 0 = all)",
      "stop after\n"

@@ -130,11 +130,35 @@ class PlantedStrings(PlantedCase):
             # a small one, found through the strings rows
             rows = self.rows_by_value(self.strings())
             arr = rows[b"planted bytes\x01\x7f\\"]["first_array"]
-            r = run("dump", self.debuggee.socket, arr, "-o", out)
+            r = run("dump", self.debuggee.socket, arr, "-o", out, "--force")
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertRegex(r.stdout, r"^wrote 16 bytes of the byte array at 0x[0-9a-f]+ to ")
             with open(out, "rb") as f:
                 self.assertEqual(f.read(), b"planted bytes\x01\x7f\\")
+
+    def test_dump_keeps_an_existing_file_unless_forced(self):
+        # as snapshot does: the same message and status, here before connecting
+        rows = self.rows_by_value(self.strings())
+        arr = rows[b"planted bytes\x01\x7f\\"]["first_array"]
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "bytes.bin")
+            with open(out, "wb") as f:
+                f.write(b"keep me")
+            for target in (self.debuggee.socket, os.path.join(d, "no-debuggee.sock")):
+                r = run("dump", target, arr, "-o", out)
+                self.assertEqual((r.returncode, r.stdout), (1, ""), r.stderr)
+                self.assertEqual(r.stderr, "heapscope: %s already exists (--force replaces it)\n"
+                                 % out)
+            snap = run("snapshot", self.debuggee.socket, "-o", out)
+            self.assertEqual((snap.returncode, snap.stderr), (r.returncode, r.stderr))
+            with open(out, "rb") as f:
+                self.assertEqual(f.read(), b"keep me")
+            self.assertEqual(os.listdir(d), ["bytes.bin"], "no temporary file left")
+            r = run("dump", self.debuggee.socket, arr, "-o", out, "--force")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(out, "rb") as f:
+                self.assertEqual(f.read(), b"planted bytes\x01\x7f\\")
+            self.assertEqual(os.listdir(d), ["bytes.bin"])
 
     def test_dump_refuses_what_is_no_live_byte_array(self):
         rows = self.rows_by_value(self.strings())
