@@ -374,6 +374,22 @@ hs_status heap_index_entry(heap *h, uint64_t entry, const wire_index_entry **out
 /* CCS_MAIN, the root cost-centre stack (0 when none). */
 hs_status heap_ccs_main(heap *h, uint64_t *out, hs_error *err);
 
+/* Walking an index table (a linked list of entries): next is the entry to
+ * read, 0 at the end. A list that loops back on itself (a corrupt or
+ * hostile process) ends soon after every entry of the loop was read (some
+ * may come twice, which the callers' sets of seen stacks absorb): the walk
+ * keeps a second cursor going half as fast (Floyd's), which meets the
+ * first only inside a loop. */
+typedef struct heap_index_walk {
+    uint64_t next;  /* set to the table's first entry before the first step */
+    uint64_t at;    /* the entry the last step read (for messages) */
+    uint64_t slow;  /* the half-speed cursor; 0 before the walk starts */
+    uint64_t steps;
+} heap_index_walk;
+/* Reads the next entry into *out; *out = NULL at the end of the table. */
+hs_status heap_index_walk_step(heap *h, heap_index_walk *w, const wire_index_entry **out,
+                               hs_error *err);
+
 /* ---- a closure's profiling header, decoded (retainers-and-eras.md §5) -- */
 
 /* What the header word means, by the VERSION profiling mode. */

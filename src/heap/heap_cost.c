@@ -100,6 +100,28 @@ hs_status heap_index_entry(heap *h, uint64_t entry, const wire_index_entry **out
     return HS_OK;
 }
 
+hs_status heap_index_walk_step(heap *h, heap_index_walk *w, const wire_index_entry **out,
+                               hs_error *err) {
+    *out = NULL;
+    if (w->next == 0 || (w->steps > 0 && w->next == w->slow))
+        return HS_OK; /* the end, or the cursors met: a loop, read round once */
+    if (w->steps == 0)
+        w->slow = w->next;
+    w->at = w->next;
+    hs_status st = heap_index_entry(h, w->at, out, err);
+    if (st != HS_OK)
+        return st;
+    w->next = (*out)->next;
+    if (++w->steps % 2 == 0) { /* the slow cursor's entry was read before: kept */
+        const wire_index_entry *s;
+        st = heap_index_entry(h, w->slow, &s, err);
+        if (st != HS_OK)
+            return st;
+        w->slow = s->next;
+    }
+    return HS_OK;
+}
+
 hs_status heap_ccs_main(heap *h, uint64_t *out, hs_error *err) {
     if (!h->ccs_main_known) {
         hs_status st = h->src.ops->ccs_main(h->src.self, &h->ccs_main, err);

@@ -74,6 +74,20 @@ hs_status query_census_by_usable(query_census_by by, heap *h, hs_error *err) {
     return HS_OK;
 }
 
+/* A stack or cost centre the source has no answer for, or whose answer
+ * makes no sense: one bad pointer in one closure's header is a row of its
+ * own, not the end of the census. But when the source cannot even say which
+ * stack is the main one, it answers no cost-centre request at all, and the
+ * census fails saying so. */
+static hs_status unreadable_key(heap *h, hs_status st, uint64_t addr, char *buf, size_t cap) {
+    uint64_t main_ccs;
+    hs_error local = {0};
+    if (!query_unreadable_status(st) || heap_ccs_main(h, &main_ccs, &local) != HS_OK)
+        return st;
+    snprintf(buf, cap, "<unreadable cost-centre stack 0x%" PRIx64 ">", addr);
+    return HS_OK;
+}
+
 static hs_status cost_centre_key(heap *h, uint64_t ccs_ptr, char *buf, size_t cap,
                                  hs_error *err) {
     if (!ccs_ptr) {
@@ -82,12 +96,16 @@ static hs_status cost_centre_key(heap *h, uint64_t ccs_ptr, char *buf, size_t ca
     }
     const wire_ccs *ccs;
     hs_status st = heap_ccs(h, ccs_ptr, &ccs, err);
-    if (st != HS_OK)
-        return hs_fail_context(err, "cost-centre stack 0x%" PRIx64, ccs_ptr);
+    if (st != HS_OK) {
+        hs_fail_context(err, "cost-centre stack 0x%" PRIx64, ccs_ptr);
+        return unreadable_key(h, st, ccs_ptr, buf, cap);
+    }
     const wire_cc *cc;
     st = heap_cc(h, ccs->cc, &cc, err);
-    if (st != HS_OK)
-        return hs_fail_context(err, "cost centre 0x%" PRIx64, ccs->cc);
+    if (st != HS_OK) {
+        hs_fail_context(err, "cost centre 0x%" PRIx64, ccs->cc);
+        return unreadable_key(h, st, ccs_ptr, buf, cap);
+    }
     snprintf(buf, cap, "%s:%s", cc->module ? cc->module : "", cc->label ? cc->label : "");
     return HS_OK;
 }

@@ -46,20 +46,21 @@ static hs_status ccs_info(heap *h, uint64_t s, int64_t *id, uint64_t *table, hs_
  * set when collecting, and onto todo those not reached by a back edge. */
 static hs_status children(heap *h, uint64_t table, bool collecting, u64map *set,
                           ccs_stack *todo, hs_error *err) {
-    for (uint64_t e = table, n = 0; e; n++) {
+    heap_index_walk w = {.next = table};
+    for (uint64_t n = 0;; n++) {
         if (n >= MAX_CCS)
             return hs_fail(err, HS_ERR_PROTOCOL, "an index table of cost-centre stacks has no end");
         const wire_index_entry *entry;
-        hs_status st = heap_index_entry(h, e, &entry, err);
+        hs_status st = heap_index_walk_step(h, &w, &entry, err);
         if (st != HS_OK)
-            return hs_fail_context(err, "index table entry 0x%llx", (unsigned long long)e);
+            return hs_fail_context(err, "index table entry 0x%llx", (unsigned long long)w.at);
+        if (!entry)
+            return HS_OK;
         if (collecting && entry->ccs && !u64map_put(set, entry->ccs, 1))
             return nomem(err);
         if (!entry->back_edge && entry->ccs && !push(todo, entry->ccs))
             return nomem(err);
-        e = entry->next;
     }
-    return HS_OK;
 }
 
 hs_status query_ccs_collect(heap *h, int64_t wanted, u64map *set, hs_error *err) {

@@ -51,23 +51,23 @@ static hs_status walk_tree(heap *h, uint64_t main_ccs, hs_error *err) {
             st = hs_fail(err, HS_ERR_TOO_LARGE, "too many cost-centre stacks to record");
             break;
         }
-        uint64_t e;
-        st = ask_stack(h, s, &e, err);
-        for (uint64_t n = 0; st == HS_OK && e; n++) {
+        heap_index_walk iw = {0};
+        st = ask_stack(h, s, &iw.next, err);
+        for (uint64_t n = 0; st == HS_OK; n++) {
             const wire_index_entry *entry;
             if (n >= MAX_COST_ITEMS) {
                 st = hs_fail(err, HS_ERR_PROTOCOL, "an index table of cost-centre stacks has no end");
                 break;
             }
-            st = heap_index_entry(h, e, &entry, err);
+            st = heap_index_walk_step(h, &iw, &entry, err);
             if (st == HEAP_UNAVAILABLE) {
                 st = HS_OK;
                 break;
             }
-            if (st == HS_OK && entry->ccs && !entry->back_edge && !push(&t, entry->ccs))
+            if (st != HS_OK || !entry)
+                break;
+            if (entry->ccs && !entry->back_edge && !push(&t, entry->ccs))
                 st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
-            if (st == HS_OK)
-                e = entry->next;
         }
     }
     free(t.items);

@@ -23,6 +23,7 @@ enum {
     SYNTH_HOSTILE_ABSURD_INFO = 1u << 4, /* info tables with absurd counts, types, names */
     SYNTH_HOSTILE_BAD_SP = 1u << 5,      /* stacks whose sp lies outside the stack */
     SYNTH_HOSTILE_LONG_BITMAP = 1u << 6, /* frame bitmaps longer than the frame or stack */
+    SYNTH_HOSTILE_BAD_CCS = 1u << 7,     /* cost-centre stacks that loop or lead nowhere */
 };
 
 /* Transport kinds: how the answer to one request is sent. */

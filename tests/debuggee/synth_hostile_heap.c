@@ -310,6 +310,76 @@ static void plant_long_bitmap(hctx *h, uint64_t cell_info) {
                                                          x}));
 }
 
+/* ---- cost centres (profiled flavour; layouts in synth.h) ---- */
+
+/* A CostCentreStack in the text region: its cost centre, previous stack
+ * and index table; the other nine words zero. */
+static uint64_t ccs(hctx *h, uint64_t cc, uint64_t prev, uint64_t table) {
+    uint64_t at = text_alloc(h, 96);
+    if (!h->fail) {
+        memset(text_at(h, at), 0, 96);
+        put64(text_at(h, at), 900 + h->n_items); /* ccsID */
+        put64(text_at(h, at) + 8, cc);
+        put64(text_at(h, at) + 16, prev);
+        put64(text_at(h, at) + 24, table);
+    }
+    return at;
+}
+
+static uint64_t index_entry(hctx *h, uint64_t cc, uint64_t stack, uint64_t next) {
+    uint64_t at = text_alloc(h, 32);
+    if (!h->fail) {
+        memset(text_at(h, at), 0, 32);
+        put64(text_at(h, at), cc);
+        put64(text_at(h, at) + 8, stack);
+        put64(text_at(h, at) + 16, next);
+    }
+    return at;
+}
+
+/* A Cell whose profiling header names the stack s. */
+static uint64_t cell_under(hctx *h, uint64_t cell_info, uint64_t s) {
+    uint64_t c = cell(h, cell_info, 0, 0);
+    put64(heap_at(h, c) + 8, s);
+    return c;
+}
+
+static void plant_bad_ccs(hctx *h, uint64_t cell_info) {
+    synth_process *p = h->p;
+    uint64_t main_cc;
+    uint8_t *main_ccs = (uint8_t *)(uintptr_t)synth_mem(p, p->ccs_main, 96);
+    if (!main_ccs) {
+        h->fail = "bad-ccs needs a profiled heap (--profiled)";
+        return;
+    }
+    main_cc = sg_get64(main_ccs + 8);
+    item(h, "ccs_nowhere", cell_under(h, cell_info, NOWHERE));
+    /* a stack that is its own previous one, whose index table loops on
+     * itself, hung into the main stack's index table */
+    uint64_t loop = ccs(h, main_cc, 0, 0);
+    uint64_t entry = index_entry(h, main_cc, loop, 0);
+    if (h->fail)
+        return;
+    put64(text_at(h, loop) + 16, loop);
+    put64(text_at(h, loop) + 24, entry);
+    put64(text_at(h, entry) + 16, entry);
+    put64(main_ccs + 24, index_entry(h, main_cc, loop, sg_get64(main_ccs + 24)));
+    item(h, "ccs_loop", cell_under(h, cell_info, loop));
+    item(h, "cc_nowhere", cell_under(h, cell_info, ccs(h, NOWHERE, p->ccs_main, 0)));
+    /* a cost centre whose label, module and location would drive a terminal */
+    uint64_t cc = text_alloc(h, 64);
+    const char *label = "evil\x1b[31mred\x1b]0;title\x07";
+    uint64_t label_at = text_string(h, label, strlen(label));
+    if (h->fail)
+        return;
+    memset(text_at(h, cc), 0, 64);
+    put64(text_at(h, cc), 777);
+    put64(text_at(h, cc) + 8, label_at);
+    put64(text_at(h, cc) + 16, label_at);
+    put64(text_at(h, cc) + 24, label_at);
+    item(h, "cc_evil", cell_under(h, cell_info, ccs(h, cc, p->ccs_main, 0)));
+}
+
 /* ---- wiring it into the process ---- */
 
 static int add_region(synth_process *p, uint64_t base, uint64_t size, uint8_t *bytes) {
@@ -392,6 +462,8 @@ int synth_hostile_heap(synth_process *p, uint32_t kinds, char *err, size_t errle
         plant_bad_sp(&h);
     if (kinds & SYNTH_HOSTILE_LONG_BITMAP)
         plant_long_bitmap(&h, cell_info);
+    if ((kinds & SYNTH_HOSTILE_BAD_CCS) && p->prof_mode)
+        plant_bad_ccs(&h, cell_info);
     uint64_t fields[MAX_ITEMS];
     for (size_t i = 0; i < h.n_items; i++)
         fields[i] = h.items[i].addr;

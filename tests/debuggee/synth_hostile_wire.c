@@ -26,6 +26,9 @@ const char synth_hostile_help[] =
     "                                          types and constructor names\n"
     "                             bad-sp       stacks whose sp lies outside the stack\n"
     "                             long-bitmap  frame bitmaps longer than the frame\n"
+    "                             bad-ccs      cost-centre stacks that loop, lead\n"
+    "                                          nowhere, or have hostile labels\n"
+    "                                          (profiled heaps only)\n"
     "                             heap         all of the above\n"
     "                           On the wire, for the answers to COMMAND (default: all\n"
     "                           but VERSION, PAUSE, RESUME and POLL):\n"
@@ -47,7 +50,8 @@ static const struct {
     {"absurd-info", SYNTH_HOSTILE_ABSURD_INFO},
     {"bad-sp", SYNTH_HOSTILE_BAD_SP},
     {"long-bitmap", SYNTH_HOSTILE_LONG_BITMAP},
-    {"heap", 0x7f},
+    {"bad-ccs", SYNTH_HOSTILE_BAD_CCS},
+    {"heap", 0xff},
 };
 
 static const struct {
@@ -104,7 +108,8 @@ static int one_kind(const char *s, size_t n, synth_hostile *h, char *err, size_t
     }
     snprintf(err, errlen,
              "--hostile: '%s' is not a kind (cycles, dangling, interior, huge-size, "
-             "absurd-info, bad-sp, long-bitmap, heap, stall, hangup, trickle, huge, busy)",
+             "absurd-info, bad-sp, long-bitmap, bad-ccs, heap, stall, hangup, trickle, huge, "
+             "busy)",
              item);
     return -1;
 }

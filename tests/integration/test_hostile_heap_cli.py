@@ -231,5 +231,45 @@ class LongBitmap(HeapKind, unittest.TestCase):
               r"only 6 left in the stack$"
 
 
+class BadCcs(HeapKind, unittest.TestCase):
+    """Cost-centre stacks in closure headers that lead nowhere, loop (their
+    own previous stack, an index table whose entry is its own next) or name
+    a cost centre with a hostile label: every closure is still read."""
+
+    KIND = "bad-ccs"
+
+    def test_census_by_cost_centre_gives_them_rows(self):
+        r = self.run_cmd("census", self.debuggee.socket, "--by", "cost-centre", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        keys = {row["key"] for row in json.loads(r.stdout)["rows"]}
+        self.assertIn("<unreadable cost-centre stack 0x7f0000001000>", keys)
+        self.assertIn("evil?[31mred?]0;title?:evil?[31mred?]0;title?", keys)
+
+    def test_a_looping_index_table_ends(self):
+        for args in (("find", "--cost-centre", "1", "--limit", "0"),
+                     ("census", "--cost-centre", "1")):
+            r = self.run_cmd(args[0], self.debuggee.socket, *args[1:])
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stderr, "")
+
+
+class AllKindsNotProfiled(unittest.TestCase):
+    """Every kind at once, in the non-profiled layout (8-byte headers)."""
+
+    def test_census_and_dominators_count_every_unreadable_one(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            plan = os.path.join(tmp, "plan.json")
+            with Debuggee("--closures", "3000", "--seed", "3", "--hostile", "heap",
+                          "--plan", plan) as d:
+                for args in (("census",), ("dominators",), ("retainers", "--constructor", "Cell")):
+                    r = subprocess.run([HEAPSCOPE, args[0], d.socket, *args[1:], "--no-cache"],
+                                       capture_output=True, text=True, timeout=TIME_BOUND_S)
+                    self.assertEqual(r.returncode, 0, r.stderr)
+                    m = NOTE.match(r.stderr.rstrip("\n"))
+                    self.assertTrue(m, r.stderr)
+                    # the sum of the kinds' own classes above
+                    self.assertEqual(int(m.group(1)), 6 + 5 + 9 + 7 + 5 + 7, r.stderr)
+
+
 if __name__ == "__main__":
     unittest.main(argv=sys.argv[:1], verbosity=2)

@@ -91,7 +91,7 @@ Test(cli, hostile_kinds_add_up_and_take_a_command) {
     cr_assert_eq(CLI.hostile.wire[1], SYNTH_WIRE_HUGE);
     cr_assert_eq(CLI.hostile.wire[4], SYNTH_WIRE_PLAIN, "only the command named");
     cr_assert_eq(PARSE("--hostile", "heap"), 0, "%s", ERR);
-    cr_assert_eq(CLI.hostile.heap, 0x7fu);
+    cr_assert_eq(CLI.hostile.heap, 0xffu);
     fails_with(PARSE("--hostile", "cycle"), "'cycle' is not a kind");
     fails_with(PARSE("--hostile", "stall,"), "'' is not a kind");
     fails_with(PARSE("--hostile", "stall@PAWS"), "--hostile: 'PAWS' is not a command name");
