@@ -16,8 +16,9 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "common"))
 from man_page import replace_generated, section, unroff  # noqa: E402
+import valgrind  # noqa: E402
 
-HEAPSCOPE = sys.argv.pop(1)
+HEAPSCOPE = valgrind.wrap(sys.argv.pop(1))  # under memcheck in tests/run's valgrind run
 MAN = sys.argv.pop(1)
 BLOCKS = {"commands": "COMMANDS", "options": "OPTIONS", "filters": "FILTERS"}
 # A well-formed value for each kind of option value, to test where it applies.

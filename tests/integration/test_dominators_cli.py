@@ -15,6 +15,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
 from test_cli import HEAPSCOPE, Debuggee, PlantedCase, raw_status, run  # noqa: E402
+import valgrind  # noqa: E402  (tests/common, on the path test_cli set)
 
 LEAKS = 700
 INTLIKE_MAX = 255  # GHC's static INTLIKE closures cover -16..255: no heap box for them
@@ -44,7 +45,7 @@ class PlantedDominators(PlantedCase):
     def test_each_cell_retains_its_tail(self):
         path = self.plan["leak"]["path"]
         cell = path[4]["address"]
-        for _ in range(300):  # down the list: Leak values 1, 2, ...
+        for _ in range(valgrind.scaled(300, 10)):  # down the list: Leak values 1, 2, ...
             node = self.show(cell, 2)
             leak, tail = node["children"]
             self.assertEqual(leak["closure"]["constructor"]["name"], "Leak")

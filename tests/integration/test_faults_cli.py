@@ -18,7 +18,8 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
 from test_cli import HEAPSCOPE, Debuggee, raw_status  # noqa: E402
-from test_signals_cli import is_paused  # noqa: E402
+from test_signals_cli import SIGNALS, is_paused  # noqa: E402
+import valgrind  # noqa: E402  (tests/common, on the path test_cli set)
 
 SMALL = ("--closures", "20000", "--seed", "3")
 RESUME = 3
@@ -143,12 +144,19 @@ class DebuggeeDies(Case):
             self.assertIsNone(p.poll(), "the work ended before the debuggee was killed")
             d.proc.kill()
             out, err = p.communicate(timeout=60)
-            r = subprocess.CompletedProcess(p.args, p.returncode, out, err)
-            self.assert_one_line(r, ".*the debuggee closed the connection")
-            return r
+            self.assertEqual(p.returncode, 1, err)
+            lines = err.splitlines()
+            self.assertRegex(lines[0], "^heapscope: .*the debuggee closed the connection")
+            # then, at most, what became of the pause: it cannot be resumed
+            # (nothing listens), or --record could not write it
+            for line in lines[1:]:
+                self.assertRegex(line, r"^heapscope: (the debuggee may be left paused: .*the "
+                                       r"debuggee may have exited|recording the pause in the "
+                                       r"cache: .*closed)")
+            return out
 
     def test_during_a_census(self):
-        self.assertEqual(self.killed_during(lambda d: ("census", d.socket)).stdout, "")
+        self.assertEqual(self.killed_during(lambda d: ("census", d.socket)), "")
 
     def test_during_a_search(self):
         self.killed_during(lambda d: ("retainers", d.socket, "--exact", "Leak"))
@@ -168,6 +176,48 @@ class DebuggeeDies(Case):
         self.killed_during(lambda d: ("census", d.socket, "--record"))
         self.assertEqual(self.pause_files(), [])
         self.assert_cache_consistent(recorded=0)
+
+
+class Signals(Case):
+    """SIGINT, SIGTERM and SIGHUP while a pause is written to a file: no part
+    of it stays (test_signals_cli.py: during reading; test_snapshot_cli.py:
+    SIGINT during a snapshot)."""
+
+    BIG = ("--closures", str(valgrind.scaled(2000000, 300000)), "--seed", "4")
+
+    def interrupted_writing(self, d, args, where):
+        """Starts heapscope with args, sends each signal once a temporary
+        file shows in the directory where, checks the exit; returns nothing
+        when all went well."""
+        for sig in SIGNALS:
+            with self.subTest(sig.name):
+                p = subprocess.Popen([HEAPSCOPE, *args], env=self.env, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE, text=True)
+                deadline = time.time() + 300
+                while time.time() < deadline and p.poll() is None and not (
+                        os.path.isdir(where) and any(n.endswith(".tmp") for n in os.listdir(where))):
+                    time.sleep(0.01)
+                self.assertIsNone(p.poll(), "the write ended before the signal")
+                p.send_signal(sig)
+                err = p.communicate(timeout=60)[1]
+                self.assertEqual(p.returncode, 128 + sig, err)
+                self.assertEqual(err.strip().splitlines()[-1],
+                                 "heapscope: interrupted by %s: the debuggee was resumed" % sig.name)
+                self.assertEqual(os.listdir(where), [], "a part of the file is left")
+                self.assertFalse(is_paused(d.socket))
+
+    def test_during_a_recording(self):
+        with Debuggee(*self.BIG) as d:
+            self.interrupted_writing(d, ("census", d.socket, "--record"),
+                                     os.path.join(self.cache, "heapscope", "pauses"))
+            self.assert_cache_consistent(recorded=0)
+
+    def test_during_a_snapshot(self):
+        out = os.path.join(self.tmp.name, "out")
+        os.mkdir(out)
+        with Debuggee(*self.BIG) as d:
+            self.interrupted_writing(d, ("snapshot", d.socket, "-o", os.path.join(out, "s")),
+                                     out)
 
 
 class Killed(Case):

@@ -14,16 +14,18 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
 from test_cli import DEBUGGEE, HEAPSCOPE, Debuggee, raw_status, run  # noqa: E402  (same helpers, same binary)
+import valgrind  # noqa: E402  (tests/common, on the path test_cli set)
 
 CACHE_HOME = tempfile.TemporaryDirectory()  # conversions go to a cache of our own
 os.environ["XDG_CACHE_HOME"] = CACHE_HOME.name
 
 # Each heap flavour: the debuggee's options (the heap is a function of them).
+CLOSURES = ("--closures", str(valgrind.scaled(20000, 3000)))
 CASES = {
-    "plain": ("--closures", "20000", "--seed", "3"),
-    "profiled": ("--closures", "20000", "--profiled", "--eras", "6", "--leak-era", "2"),
-    "saved_shortcut": ("--saved-shortcut", "--leak-count", "300"),
-    "no_ipe": ("--no-ipe",),
+    "plain": CLOSURES + ("--seed", "3"),
+    "profiled": CLOSURES + ("--profiled", "--eras", "6", "--leak-era", "2"),
+    "saved_shortcut": ("--saved-shortcut", "--leak-count", "300") + valgrind.scaled((), CLOSURES),
+    "no_ipe": ("--no-ipe",) + valgrind.scaled((), CLOSURES),
 }
 
 COMMANDS = [
