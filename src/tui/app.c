@@ -234,7 +234,10 @@ static void start(tui_app *app) {
     hs_error err = {0};
     if (tui_target_connect(app, target, &err) != HS_OK) {
         tui_app_go_picker(app);
-        tui_app_message(app, TUI_ROLE_ERROR, "cannot connect to %s: %s", target, err.message);
+        if (strstr(err.message, target)) /* it names the target already: once is enough */
+            tui_app_message(app, TUI_ROLE_ERROR, "%s", err.message);
+        else
+            tui_app_message(app, TUI_ROLE_ERROR, "cannot connect to %s: %s", target, err.message);
         return;
     }
     if (!session_caps_of(app->sess).live) /* a file is its pause: shown at once */
