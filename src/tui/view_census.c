@@ -398,7 +398,7 @@ static void census_open(tui_app *app, const query_census_by *by, size_t levels,
 }
 
 /* "constructor" or "constructor,era" (spaces allowed) into by[]. */
-bool tui_census_parse_by(const char *text, query_census_by *by, size_t *levels, char *why,
+static bool parse_by(const char *text, query_census_by *by, size_t *levels, char *why,
                      size_t cap) {
     char copy[TUI_INPUT_MAX];
     snprintf(copy, sizeof copy, "%s", text);
@@ -422,16 +422,21 @@ bool tui_census_parse_by(const char *text, query_census_by *by, size_t *levels, 
     return *levels > 0;
 }
 
+bool tui_census_parse_by(tui_app *app, const char *text, query_census_by *by, size_t *levels) {
+    char why[256];
+    bool ok = parse_by(text, by, levels, why, sizeof why);
+    if (!ok)
+        tui_app_message(app, TUI_ROLE_ERROR, "%s", why);
+    return ok;
+}
+
 static char last_by[TUI_INPUT_MAX] = DEFAULT_BY;
 
 static void by_submitted(tui_app *app, const char *text) {
     query_census_by by[QUERY_CENSUS_MAX_LEVELS];
     size_t levels;
-    char why[256];
-    if (!tui_census_parse_by(text, by, &levels, why, sizeof why)) {
-        tui_app_message(app, TUI_ROLE_ERROR, "%s", why);
+    if (!tui_census_parse_by(app, text, by, &levels))
         return;
-    }
     snprintf(last_by, sizeof last_by, "%s", text);
     census_open(app, by, levels, "Census");
 }

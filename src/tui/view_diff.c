@@ -307,7 +307,6 @@ static hs_status compute(tui_app *app, diff_view *v, hs_error *err) {
 static void diff_push(tui_app *app, const char *a_path, const char *a_name) {
     hs_error err = {0};
     diff_view *v = calloc(1, sizeof *v);
-    char why[256];
     if (!v) {
         tui_app_message(app, TUI_ROLE_ERROR, "out of memory");
         return;
@@ -315,9 +314,11 @@ static void diff_push(tui_app *app, const char *a_path, const char *a_name) {
     v->base.ops = &diff_ops;
     snprintf(v->a_path, sizeof v->a_path, "%s", a_path);
     snprintf(v->a_name, sizeof v->a_name, "%s", a_name);
-    hs_status st = tui_census_parse_by(last_by, v->by, &v->levels, why, sizeof why)
-                       ? compute(app, v, &err)
-                       : hs_fail(&err, HS_ERR_USAGE, "%s", why);
+    if (!tui_census_parse_by(app, last_by, v->by, &v->levels)) { /* it was parsed before */
+        diff_free(&v->base);
+        return;
+    }
+    hs_status st = compute(app, v, &err);
     if (st != HS_OK) {
         if (tui_progress_cancelled())
             err.status = HS_ERR_CANCELLED;
@@ -346,11 +347,8 @@ static void diff_push(tui_app *app, const char *a_path, const char *a_name) {
 static void by_submitted(tui_app *app, const char *text) {
     query_census_by by[QUERY_CENSUS_MAX_LEVELS];
     size_t levels;
-    char why[256];
-    if (!tui_census_parse_by(text, by, &levels, why, sizeof why)) {
-        tui_app_message(app, TUI_ROLE_ERROR, "%s", why);
+    if (!tui_census_parse_by(app, text, by, &levels))
         return;
-    }
     tui_view *cur = tui_app_view(app);
     if (cur->ops != &diff_ops)
         return;

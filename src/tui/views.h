@@ -32,10 +32,10 @@ query_merged *tui_merged_ref_tree(tui_merged_ref *r);
 void tui_merged_ref_drop(tui_merged_ref *r); /* NULL is fine */
 
 /* view_census.c, shared with the diff view: "A" or "A,B" into census keys
- * (false, why says what is wrong), and the retainer search of exactly one
- * bucket (key under by[0], or under by[1] below parent_key's row). */
-bool tui_census_parse_by(const char *text, query_census_by *by, size_t *levels, char *why,
-                         size_t cap);
+ * (false, and the footer says what is wrong), and the retainer search of
+ * exactly one bucket (key under by[0], or under by[1] below parent_key's
+ * row). */
+bool tui_census_parse_by(tui_app *app, const char *text, query_census_by *by, size_t *levels);
 void tui_census_retainers(tui_app *app, const query_census_by *by, const char *key,
                           const char *parent_key);
 

@@ -128,6 +128,15 @@ class Diff(TuiCase):
         t.wait(lambda s: "Diff by constructor from" in s.lines[0], "the first diff again")
         t.keys("b")
         t.wait_text("diff by (A or A,B): constructor,era", what="the keys kept")
+        t.type("bogus")
+        t.keys("Enter")
+        s = t.wait_text("'bogus'?", what="what is wrong with the keys")
+        self.assertIn("Diff by constructor from", s.lines[0], "the view stays:\n" + s.dump())
+        # b outside a diff view says where diffs come from
+        t.keys("C-s")
+        t.wait(lambda s: "Saved objects and GC roots" in s.lines[0], "the roots")
+        t.keys("b")
+        t.wait_text("not in a diff view", what="b outside a diff view")
 
     def test_eras_not_compared_when_a_has_none(self):
         files = self.snapshots(a_args=("--closures", "3000", "--seed", "7"))  # not profiled
