@@ -331,15 +331,13 @@ static void diff_push(tui_app *app, const char *a_path, const char *a_name) {
     if (!v->eras_ok)
         snprintf(eras, sizeof eras, "eras not compared");
     else
-        snprintf(eras, sizeof eras, "%zu %s B has and A does not", v->n_new,
-                 hs_plural(v->n_new, "era", "eras"));
+        snprintf(eras, sizeof eras, "%zu new %s", v->n_new, hs_plural(v->n_new, "era", "eras"));
     snprintf(v->base.title, sizeof v->base.title, "Diff by %.40s from %.200s", keys, a_name);
     snprintf(v->base.summary, sizeof v->base.summary, "%zu changed, %zu unchanged",
              v->diff.n_rows, v->diff.unchanged);
     tui_explorer_push(app, &v->base);
     tui_app_message(app, TUI_ROLE_INFO,
-                    "%zu %s changed from %s (grown first), %zu unchanged, then %s; %s: other "
-                    "keys",
+                    "%zu %s changed from %s (grown first), %zu unchanged; %s; %s: other keys",
                     v->diff.n_rows, hs_plural(v->diff.n_rows, "bucket", "buckets"), a_name,
                     v->diff.unchanged, eras, tui_command_key("Diff by", k_by, sizeof k_by));
 }

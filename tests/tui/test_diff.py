@@ -99,6 +99,7 @@ class Diff(TuiCase):
                    and rows2(s), "the diff by two keys", timeout=120)
         self.assertIn("%d changed, %d unchanged" % (want["changed"], want["unchanged"]), s.lines[0])
         self.assertIn("view 3/3", s.lines[0], "a new view: Back returns to the diff before")
+        self.assertIn("; %d new eras; b: other keys" % len(want["eras"]["new"]), s.text, s.dump())
         expect = []
         for r in want["rows"]:
             for level, x in [(1, r)] + [(2, c) for c in r["children"]]:
