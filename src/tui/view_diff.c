@@ -303,8 +303,9 @@ static hs_status compute(tui_app *app, diff_view *v, hs_error *err) {
 }
 
 /* Pushes the diff from the snapshot at a_path (named a_name) to the pause
- * on screen, by the keys of the last diff. */
-static void diff_push(tui_app *app, const char *a_path, const char *a_name) {
+ * on screen, by the census keys keys ("A" or "A,B"), which the next diffs
+ * keep once it succeeded. */
+static void diff_push(tui_app *app, const char *a_path, const char *a_name, const char *keys) {
     hs_error err = {0};
     diff_view *v = calloc(1, sizeof *v);
     if (!v) {
@@ -314,7 +315,7 @@ static void diff_push(tui_app *app, const char *a_path, const char *a_name) {
     v->base.ops = &diff_ops;
     snprintf(v->a_path, sizeof v->a_path, "%s", a_path);
     snprintf(v->a_name, sizeof v->a_name, "%s", a_name);
-    if (!tui_census_parse_by(app, last_by, v->by, &v->levels)) { /* it was parsed before */
+    if (!tui_census_parse_by(app, keys, v->by, &v->levels)) {
         diff_free(&v->base);
         return;
     }
@@ -326,13 +327,15 @@ static void diff_push(tui_app *app, const char *a_path, const char *a_name) {
         tui_app_error(app, "diff", &err);
         return;
     }
-    char keys[64], k_by[32], eras[96];
-    by_text(v, ", ", keys, sizeof keys);
+    if (keys != last_by) /* a census by era of a heap without eras is not kept */
+        snprintf(last_by, sizeof last_by, "%s", keys);
+    char by[64], k_by[32], eras[96];
+    by_text(v, ", ", by, sizeof by);
     if (!v->eras_ok)
         snprintf(eras, sizeof eras, "eras not compared");
     else
         snprintf(eras, sizeof eras, "%zu new %s", v->n_new, hs_plural(v->n_new, "era", "eras"));
-    snprintf(v->base.title, sizeof v->base.title, "Diff by %.40s from %.200s", keys, a_name);
+    snprintf(v->base.title, sizeof v->base.title, "Diff by %.40s from %.200s", by, a_name);
     snprintf(v->base.summary, sizeof v->base.summary, "%zu changed, %zu unchanged",
              v->diff.n_rows, v->diff.unchanged);
     tui_explorer_push(app, &v->base);
@@ -343,19 +346,16 @@ static void diff_push(tui_app *app, const char *a_path, const char *a_name) {
 }
 
 static void by_submitted(tui_app *app, const char *text) {
-    query_census_by by[QUERY_CENSUS_MAX_LEVELS];
-    size_t levels;
-    if (!tui_census_parse_by(app, text, by, &levels))
-        return;
     tui_view *cur = tui_app_view(app);
     if (cur->ops != &diff_ops)
         return;
-    snprintf(last_by, sizeof last_by, "%s", text);
     const diff_view *old = (const diff_view *)cur;
     char a_path[sizeof old->a_path], a_name[sizeof old->a_name];
     memcpy(a_path, old->a_path, sizeof a_path);
     memcpy(a_name, old->a_name, sizeof a_name);
-    diff_push(app, a_path, a_name);
+    char keys[TUI_INPUT_MAX]; /* the prompt's text: what the diff keeps, not where it was typed */
+    snprintf(keys, sizeof keys, "%s", text);
+    diff_push(app, a_path, a_name, keys);
 }
 
 void tui_cmd_diff_by(tui_app *app, int arg) {
@@ -415,7 +415,7 @@ void tui_cmd_diff_previous(tui_app *app, int arg) {
         snprintf(label, sizeof label, "the previous pause");
     char path[sizeof previous.path];
     memcpy(path, previous.path, sizeof path);
-    diff_push(app, path, label);
+    diff_push(app, path, label, last_by);
 }
 
 /* ---- the picker's commands ------------------------------------------------- */
@@ -470,5 +470,5 @@ void tui_cmd_diff_open(tui_app *app, int arg) {
         tui_picker_refresh(app, true);
         return;
     }
-    diff_push(app, a_path, a_name);
+    diff_push(app, a_path, a_name, last_by);
 }

@@ -150,6 +150,19 @@ class Diff(TuiCase):
         t.keys("G")  # the last row says why
         s = t.wait_text("Eras not compared: " + want["eras"]["reason"],
                         what="why the eras were not compared")
+        # a diff by era is refused as the CLI refuses it, and its keys are not kept
+        r = subprocess.run([harness.HEAPSCOPE, "diff", *files, "--by", "era"],
+                           capture_output=True, text=True, timeout=180)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        why = r.stderr.split(": ")[-1].strip()
+        t.keys("b")
+        t.wait_text("diff by (A or A,B): constructor", what="the keys prompt")
+        t.type("era")
+        t.keys("Enter")
+        s = t.wait_text("diff: " + why, timeout=60, what="why a diff by era cannot be")
+        self.assertIn("view 2/2", s.lines[0], "no new view:\n" + s.dump())
+        t.keys("b")
+        t.wait_text("diff by (A or A,B): constructor", what="the keys of the last diff")
 
     def test_diff_with_the_previous_pause(self):
         # the debuggee allocates GROW Span closures, each in a new (:) cell,
