@@ -3,11 +3,17 @@ regex, a match expands into its retainer path with the newer-retains-older
 edge marked, views have a history (Alt-← Alt-→, Ctrl-S), the search limit,
 Ctrl-G inverts while typing, the filter bar and Ctrl-W."""
 import json
+import os
 import re
 import subprocess
+import sys
+import time
 
 import harness
 from harness import ADDRESS, DEFAULT_ROLES, TuiCase, closure_line, closure_row
+
+sys.path.insert(0, os.path.join(harness.SOURCE_ROOT, "tests", "common"))
+import hostile_stub as hs  # noqa: E402
 
 
 class Search(TuiCase):
@@ -90,6 +96,32 @@ class Search(TuiCase):
                    "the second search", timeout=120)
         self.assertTrue(s.search(r"\[retains \d+ B\]"), s.dump())
         self.assertFalse(s.search(r"R: retained sizes"), s.dump())
+
+    def test_esc_cancels_r_and_no_tree_is_kept(self):
+        # a debuggee that answers slowly once paused: the tree's computation
+        # asks it over a hundred times (nothing is cached), far longer than Esc takes
+        delay = [0.0]
+
+        def slow(req):
+            time.sleep(delay[0])
+
+        d = self.debuggee("4246-small", ("--closures", "3000", "--seed", "3"))
+        with hs.HostileStub(d.socket, slow) as stub:
+            t = self.tui("--no-cache", stub.socket, height=40, width=160)
+            t.wait_regex(r"(?i)running", what="the running screen")
+            t.keys("p")
+            t.wait_text(d.plan["leak"]["root"], timeout=60, what="the roots tree")
+            delay[0] = 0.3
+            t.keys("R")
+            t.wait_regex(r"(dominator tree|waiting for the debuggee).*\(Esc cancels\)",
+                         what="the computation's progress")
+            t.keys("Escape")
+            t.wait_text("retained sizes: cancelled", timeout=30, what="the cancel")
+            delay[0] = 0.0
+            self.search(t, d.plan["leak"]["constructor"])
+            s = t.wait_regex(r"\d+ match(es)?\b", timeout=120, what="the search's matches")
+            self.assertTrue(s.search(r"R: retained sizes"), "no tree was kept:\n" + s.dump())
+            self.assertFalse(s.search(r"\[retains"), s.dump())
 
     def test_view_history(self):
         t = self.paused(self.d)
