@@ -2,8 +2,10 @@
  * heap it makes. */
 #include "fuzz_source.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "heapscope/bytes.h"
 #include "heapscope/closure_type.h"
@@ -357,3 +359,23 @@ void fuzz_heap_walk(heap_source src) {
         walk_once(h, false);
     heap_free(h);
 }
+
+/* ---- scratch file ---------------------------------------------------- */
+
+static char scratch_path[4096];
+static int scratch_fd = -1;
+
+static void remove_scratch(void) { unlink(scratch_path); }
+
+int fuzz_scratch_file(void) {
+    if (scratch_fd >= 0)
+        return scratch_fd;
+    const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : getenv("TMPDIR");
+    snprintf(scratch_path, sizeof scratch_path, "%s/heapscope-fuzz-XXXXXX", dir ? dir : "/tmp");
+    scratch_fd = mkstemp(scratch_path);
+    if (scratch_fd >= 0)
+        atexit(remove_scratch);
+    return scratch_fd;
+}
+
+const char *fuzz_scratch_path(void) { return scratch_path; }

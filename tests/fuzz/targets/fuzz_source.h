@@ -68,4 +68,10 @@ heap_source fuzz_source_heap(fuzz_source *f);
  * byte arrays and profiling headers, then refreshes and walks again. */
 void fuzz_heap_walk(heap_source src);
 
+/* A scratch file for targets that hand a path to SQLite: created once per
+ * process on tmpfs (/dev/shm, else $TMPDIR or /tmp), removed at exit; the
+ * fd is open read-write. -1 when it cannot be made. */
+int fuzz_scratch_file(void);
+const char *fuzz_scratch_path(void);
+
 #endif

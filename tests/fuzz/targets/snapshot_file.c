@@ -1,11 +1,10 @@
 /* heapscope's snapshot files as bytes: the input is the whole file (an
  * SQLite database, mutated anywhere: header, pages, BLOBs, rows), opened
  * as `heapscope FILE` opens it, described as the picker lists it, and read
- * through by the walk of the heap targets. The file lives in a memfd, so
- * no disk is touched. */
+ * through by the walk of the heap targets. The file lives on tmpfs
+ * (fuzz_scratch_file). */
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "fuzz_check.h"
@@ -13,14 +12,10 @@
 #include "heapscope/store.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    static int fd = -1;
-    static char path[64];
-    if (fd < 0) {
-        fd = memfd_create("fuzz-snapshot", MFD_CLOEXEC);
-        if (fd < 0)
-            return 0;
-        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-    }
+    int fd = fuzz_scratch_file();
+    const char *path = fuzz_scratch_path();
+    if (fd < 0)
+        return 0;
     if (ftruncate(fd, 0) != 0 || (size && pwrite(fd, data, size, 0) != (ssize_t)size))
         return 0;
     store_file_info info;
