@@ -117,6 +117,7 @@ typedef struct cli_session {
     session *sess;
     heap *heap;   /* the pause's */
     cache *cache; /* NULL: --no-cache, a file, or it could not be opened */
+    hs_error resume_err; /* set by cli_session_close when the resume failed (status != 0) */
 } cli_session;
 
 /* Connects, pauses and reads the heap (with progress on stderr when it is

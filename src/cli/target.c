@@ -123,9 +123,13 @@ hs_status cli_session_close(cli_session *s, const cli_common *common, hs_error *
     s->heap = NULL;
     hs_error resume_err;
     if (session_ours(s->sess) && !common->leave_paused) {
-        if (session_give_back(s->sess, &resume_err) != HS_OK && st == HS_OK) {
-            st = hs_fail_context(&resume_err, "the debuggee may be left paused");
-            *err = resume_err;
+        if (session_give_back(s->sess, &resume_err) != HS_OK) {
+            hs_fail_context(&resume_err, "the debuggee may be left paused");
+            s->resume_err = resume_err;
+            if (st == HS_OK) {
+                st = resume_err.status;
+                *err = resume_err;
+            }
         }
     } else if (session_ours(s->sess)) {
         hs_interrupt_note("the debuggee is left paused (--leave-paused)");
@@ -149,10 +153,12 @@ int cli_session_finish(cli_session *s, const cli_common *common, hs_status st,
     if (st == HS_OK)
         return cst == HS_OK ? 0 : cli_report(&close_err);
     int rc = cli_report(err);
-    /* a resume (or --record) that failed after the command did, as with a
-     * debuggee that stopped answering: say so too, unless the interrupt's
-     * exit line does */
-    if (cst != HS_OK && !hs_interrupt_signal())
-        cli_report(&close_err); /* "the debuggee may be left paused: ..." */
+    /* a resume that failed after the command did, as with a debuggee that
+     * stopped answering: say so too, unless the interrupt's exit line does,
+     * or no connection could be made (a debuggee that exited leaves nothing
+     * paused) */
+    hs_status rst = s->resume_err.status;
+    if (rst != HS_OK && rst != HS_ERR_CONNECT && !hs_interrupt_signal())
+        cli_report(&s->resume_err); /* "the debuggee may be left paused: ..." */
     return rc;
 }
