@@ -17,7 +17,7 @@
 /* Heap kinds, as bits of synth_hostile.heap. */
 enum {
     SYNTH_HOSTILE_CYCLES = 1u << 0,      /* self-loops and cycles, through indirections too */
-    SYNTH_HOSTILE_DANGLING = 1u << 1,    /* pointers into unmapped memory, stale blocks, null */
+    SYNTH_HOSTILE_DANGLING = 1u << 1,    /* pointers (and roots) to unmapped memory, stale blocks, null */
     SYNTH_HOSTILE_INTERIOR = 1u << 2,    /* pointers into the middle of closures, into code */
     SYNTH_HOSTILE_HUGE_SIZE = 1u << 3,   /* arrays, PAPs, stacks, BCOs claiming huge sizes */
     SYNTH_HOSTILE_ABSURD_INFO = 1u << 4, /* info tables with absurd counts, types, names */

@@ -435,7 +435,7 @@ int synth_hostile_heap(synth_process *p, uint32_t kinds, char *err, size_t errle
     h.start = h.mb_base + SYNTH_FIRST_BLOCK_OFFSET;
     h.text = malloc(TEXT_SIZE);
     h.mb = calloc(1, SYNTH_MBLOCK_SIZE);
-    uint64_t *roots = realloc(p->roots, (p->n_roots + 1) * sizeof *roots);
+    uint64_t *roots = realloc(p->roots, (p->n_roots + 3) * sizeof *roots);
     if (roots)
         p->roots = roots;
     if (!h.text || !h.mb || !roots) {
@@ -498,6 +498,10 @@ int synth_hostile_heap(synth_process *p, uint32_t kinds, char *err, size_t errle
     }
     p->group_starts[p->n_groups++] = h.start; /* the highest: the order holds */
     p->roots[p->n_roots++] = anchor | 1;      /* a stable pointer, tagged */
+    if (kinds & SYNTH_HOSTILE_DANGLING) {     /* and stable pointers to nothing */
+        p->roots[p->n_roots++] = 0;
+        p->roots[p->n_roots++] = NOWHERE + 0x40;
+    }
     if (extend_plan(&h, anchor) != 0) {
         snprintf(err, errlen, "out of memory for the plan");
         return -1;

@@ -70,9 +70,11 @@ class HostileHeap(TuiCase):
         d = self.debuggee(args=harness.LEAK_ARGS + ("--hostile", "heap"))
         planted = d.plan["hostile"]["closures"]
         t = self.paused(d, "--no-cache", width=160, height=50)
-        t.keys("End")
-        t.wait(lambda s: s.selected_row() is not None and "Hostile" in s.selected_text(),
-               what="the Hostile root selected")
+        t.keys("End")  # the last roots: Hostile, then a null and an unmapped one
+        s = t.wait_regex(r"GC Roots +cannot read it: closure 0x7f0000001040: CLOSURES: the "
+                         r"debuggee refused", what="the root to nothing as a row")
+        self.assertTrue(s.search(r"GC Roots +null +│"), s.dump())
+        t.select(lambda line: "Hostile" in line)
         t.keys("Right")
         s = t.wait_text("cannot read it: closure %s (ARR_WORDS) needs" % planted["arr_words_huge"],
                         timeout=60, what="the huge ARR_WORDS as an unreadable row")
