@@ -17,8 +17,12 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
 from test_cli import HEAPSCOPE, Debuggee, PlantedCase, run  # noqa: E402
+import valgrind  # noqa: E402  (tests/common, on the path test_cli set)
 
 SQLITE3 = shutil.which("sqlite3")
+# a heap whose writing lasts long enough to be interrupted (memcheck makes
+# heapscope some 30 times slower)
+BIG = ("--closures", str(valgrind.scaled(2000000, 200000)), "--seed", "4")
 
 
 def snapshot(target, path, *args):
@@ -266,8 +270,9 @@ class SnapshotCommand(unittest.TestCase):
 
     def test_flipped_bytes_never_crash_or_lie(self):
         size = len(self.good_bytes)
-        for k in range(48):
-            off = 100 + (size - 100) * k // 48 + (k * 7919) % 4096
+        n = valgrind.scaled(48, 12)
+        for k in range(n):
+            off = 100 + (size - 100) * k // n + (k * 7919) % 4096
             off = min(off, size - 1)
             data = bytearray(self.good_bytes)
             data[off] ^= 0x5A
@@ -281,7 +286,7 @@ class SnapshotCommand(unittest.TestCase):
     # ---- atomic writing ----
 
     def test_kill_9_leaves_no_file_or_the_old_one(self):
-        with Debuggee("--closures", "2000000", "--seed", "4") as big:
+        with Debuggee(*BIG) as big:
             for old in (None, self.good_bytes):
                 d = tempfile.mkdtemp(dir=self.tmp.name)
                 target = os.path.join(d, "big.heapscope")
@@ -323,7 +328,7 @@ class SnapshotCommand(unittest.TestCase):
         self.assertEqual(os.listdir(d), [], "neither the file nor a temporary one")
 
     def test_interrupt_cancels_cleanly(self):
-        with Debuggee("--closures", "2000000", "--seed", "4") as big:
+        with Debuggee(*BIG) as big:
             d = tempfile.mkdtemp(dir=self.tmp.name)
             target = os.path.join(d, "int.heapscope")
             proc = subprocess.Popen([HEAPSCOPE, "snapshot", big.socket, "-o", target],
