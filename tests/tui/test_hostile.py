@@ -135,6 +135,27 @@ class HostileWire(TuiCase):
                 t.close()
                 d.stop()
 
+    def test_a_stall_while_exploring_is_one_line_and_the_explorer_reconnects(self):
+        """Paused: the details pane asks SOURCE_INFO of each selected closure,
+        and each answer stalls half-way. The pane says why; the next move
+        connects again and the tree goes on answering keys."""
+        d = self.debuggee(args=("--closures", "3000", "--seed", "3",
+                                "--hostile", "stall@SOURCE_INFO"))
+        t = self.paused(d, "--no-cache", "--timeout", "1000", width=160)
+        s = t.wait_regex(r"Source +SOURCE_INFO: the answer stopped after", timeout=30,
+                         what="the details pane's line")
+        t.keys("Down")
+        t.wait_change(s, timeout=30, what="the next row selected")
+        t.wait_regex(r"SOURCE_INFO: the answer stopped after", timeout=30,
+                     what="the same line for the next closure")
+        t.keys("End")
+        t.wait_text(d.plan["leak"]["root"], what="the tree, still answering keys")
+        t.settle(quiet=2.5)  # keys typed while it waits are dropped, by design
+        quit_and_resume(t)
+        status, _ = t.wait_exit()
+        self.assertEqual(status, 0)
+        self.assertFalse(d.is_paused(), "the debuggee was left paused")
+
     def test_busy(self):
         d = self.debuggee(args=("--closures", "3000", "--hostile", "busy"))
         t = self.tui(d.socket, "--no-cache")
