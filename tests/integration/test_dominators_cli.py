@@ -273,7 +273,7 @@ class StoppedComputation(unittest.TestCase):
     def test_sigint_stops_it(self):
         with Debuggee(*self.STUCK) as d:
             p = self.start(d, "--timeout", "60000")
-            time.sleep(1.5)
+            time.sleep(valgrind.scaled(1.5, 10))  # paused and stuck by then
             self.assertIsNone(p.poll(), "the computation ended")
             p.send_signal(signal.SIGINT)
             out, err = p.communicate(timeout=10)

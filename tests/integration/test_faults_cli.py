@@ -140,7 +140,7 @@ class DebuggeeDies(Case):
         with Debuggee(*SLOW) as d:
             p = subprocess.Popen([HEAPSCOPE, *command(d)], env=self.env, stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE, text=True)
-            time.sleep(1.5)
+            time.sleep(valgrind.scaled(1.5, 5))  # paused and at work by then
             self.assertIsNone(p.poll(), "the work ended before the debuggee was killed")
             d.proc.kill()
             out, err = p.communicate(timeout=60)
