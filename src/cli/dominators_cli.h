@@ -4,9 +4,8 @@
 
 #include <stdio.h>
 
-#include "heapscope/query.h"
-
 #include "heapscope/cli.h"
+#include "heapscope/query.h"
 
 /* Progress of work over the closures, on stderr when it is a terminal:
  * "heapscope: WHAT: N closures"; a quit signal stops the work.

@@ -146,6 +146,19 @@ hs_status cli_session_close(cli_session *s, const cli_common *common, hs_error *
     return st;
 }
 
+/* Whether a failed resume leaves a debuggee paused: one that stays silent
+ * or answers with a refusal is still there; one that closed, reset or
+ * refused the connection has most likely exited, leaving nothing paused. */
+static bool still_there(hs_status resume) {
+    switch (resume) {
+    case HS_ERR_TIMEOUT: case HS_ERR_BAD_COMMAND: case HS_ERR_NO_RESUME:
+    case HS_ERR_PROTOCOL: case HS_ERR_TOO_LARGE:
+        return true;
+    default:
+        return false;
+    }
+}
+
 int cli_session_finish(cli_session *s, const cli_common *common, hs_status st,
                        const hs_error *err) {
     hs_error close_err = {0};
@@ -153,12 +166,7 @@ int cli_session_finish(cli_session *s, const cli_common *common, hs_status st,
     if (st == HS_OK)
         return cst == HS_OK ? 0 : cli_report(&close_err);
     int rc = cli_report(err);
-    /* a resume that failed after the command did, as with a debuggee that
-     * stopped answering: say so too, unless the interrupt's exit line does,
-     * or no connection could be made (a debuggee that exited leaves nothing
-     * paused) */
-    hs_status rst = s->resume_err.status;
-    if (rst != HS_OK && rst != HS_ERR_CONNECT && !hs_interrupt_signal())
+    if (still_there(s->resume_err.status) && !hs_interrupt_signal()) /* else the exit line says */
         cli_report(&s->resume_err); /* "the debuggee may be left paused: ..." */
     return rc;
 }
