@@ -82,6 +82,15 @@ static uint64_t retained_of(const query_dominators *d, uint64_t addr) {
     return q.retained;
 }
 
+/* The report over q's heap, opened here; d is kept for retained sizes. */
+static void report_of(qh *q, query_dominators **d, query_leaks *l) {
+    heap *h = qh_open(q);
+    hs_error err = {0};
+    *d = NULL;
+    cr_assert_eq(query_dominators_run(h, NULL, NULL, d, &err), HS_OK, "%s", err.message);
+    cr_assert_eq(query_leaks_run(h, *d, NULL, NULL, l, &err), HS_OK, "%s", err.message);
+}
+
 Test(leaks, groups_edges_and_bytes) {
     world w;
     world_make(&w);
@@ -190,12 +199,9 @@ Test(leaks, nested_closures_of_a_group_count_once) {
     qh_set_era(q, o1, 1);
     qh_set_era(q, o2, 1);
     qh_root(q, n1);
-    heap *h = qh_open(q);
-    hs_error err = {0};
-    query_dominators *d = NULL;
-    cr_assert_eq(query_dominators_run(h, NULL, NULL, &d, &err), HS_OK, "%s", err.message);
+    query_dominators *d;
     query_leaks l;
-    cr_assert_eq(query_leaks_run(h, d, NULL, NULL, &l, &err), HS_OK, "%s", err.message);
+    report_of(q, &d, &l);
     cr_assert_eq(l.n_groups, 1);
     const query_leak_group *g = &l.groups[0];
     cr_expect_str_eq(g->retainer, "app/New.hs:1:1-9");
@@ -251,12 +257,9 @@ Test(leaks, holds_rank_before_contents) {
     qh_set_era(q, t, 2);
     qh_set_era(q, t2, 3);
     qh_root(q, root);
-    heap *h = qh_open(q);
-    hs_error err = {0};
-    query_dominators *d = NULL;
-    cr_assert_eq(query_dominators_run(h, NULL, NULL, &d, &err), HS_OK, "%s", err.message);
+    query_dominators *d;
     query_leaks l;
-    cr_assert_eq(query_leaks_run(h, d, NULL, NULL, &l, &err), HS_OK, "%s", err.message);
+    report_of(q, &d, &l);
     cr_assert_eq(l.n_groups, 4);
     struct {
         const char *retainer, *retained;
