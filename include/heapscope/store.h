@@ -108,4 +108,27 @@ bool store_is_snapshot_file(const char *path);
 struct sqlite3;
 void store_sqlite_why(struct sqlite3 *db, int rc, char *buf, size_t cap);
 
+/* ---- writing any file atomically (atomic.c) ---- */
+
+/* Refuses an existing target unless replace (and then anything but a
+ * regular file): what a command checks before it pauses anything. */
+hs_status store_target_check(const char *target, bool replace, hs_error *err);
+
+typedef struct store_tmpfile {
+    char path[4096];   /* the temporary file, in the target's directory */
+    char target[4096];
+    bool replace;
+} store_tmpfile;
+
+/* store_target_check, then creates an empty temporary file beside the
+ * target (".NAME.XXXXXX.tmp"). */
+hs_status store_tmpfile_create(const char *target, bool replace, store_tmpfile *t,
+                               hs_error *err);
+/* Syncs the temporary file and moves it to the target (without replacing
+ * one made meanwhile unless asked), then syncs the directory. On failure
+ * it is removed. */
+hs_status store_tmpfile_commit(store_tmpfile *t, hs_error *err);
+/* Removes the temporary file (a failed or cancelled write). */
+void store_tmpfile_abort(store_tmpfile *t);
+
 #endif

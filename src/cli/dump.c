@@ -1,19 +1,16 @@
 /* heapscope dump TARGET ADDR -o FILE: the payload of one byte array
- * (ARR_WORDS), exactly its bytes, read a page at a time. The file is
- * written next to its final name and moved into place, so a failure
- * leaves no partial file behind. An existing FILE is kept unless --force,
- * as snapshot does: refused before connecting, and the move is a link(),
- * which fails rather than replace a file made meanwhile. */
+ * (ARR_WORDS), exactly its bytes, read a page at a time. Written as a
+ * snapshot is (the store's atomic writer: no partial file is ever left,
+ * an existing FILE is kept unless --force, checked before connecting). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "heapscope/cli.h"
 #include "heapscope/query.h"
+#include "heapscope/store.h"
 #include "output.h"
 
 #define PAGE (1u << 20)
@@ -39,22 +36,6 @@ static hs_status write_payload(heap *h, uint64_t addr, FILE *f, uint64_t *total,
     return st;
 }
 
-static hs_status already_exists(const char *path, hs_error *err) {
-    return hs_fail(err, HS_ERR_USAGE, "%s already exists (--force replaces it)", path);
-}
-
-/* tmp becomes path: replacing it with --force, else only if it is absent. */
-static hs_status move_into_place(const char *tmp, const char *path, bool force, hs_error *err) {
-    if (force ? rename(tmp, path) == 0 : link(tmp, path) == 0) {
-        if (!force)
-            unlink(tmp);
-        return HS_OK;
-    }
-    if (errno == EEXIST)
-        return already_exists(path, err);
-    return hs_fail(err, HS_ERR_IO, "%s: %s", path, strerror(errno));
-}
-
 int cli_dump(const char *target, const char *addr_text, const cli_common *common) {
     uint64_t addr;
     if (!query_parse_hex_address(addr_text, &addr)) {
@@ -66,33 +47,26 @@ int cli_dump(const char *target, const char *addr_text, const cli_common *common
         fputs("heapscope: dump needs -o FILE, the file to write the bytes to\n", stderr);
         return 2;
     }
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.heapscope-part", common->output) >= (int)sizeof tmp) {
-        fputs("heapscope: -o: the file name is too long\n", stderr);
-        return 2;
-    }
     hs_error err = {0};
-    struct stat sb;
-    if (!common->force && lstat(common->output, &sb) == 0) { /* before pausing anything */
-        already_exists(common->output, &err);
+    if (store_target_check(common->output, common->force, &err) != HS_OK) /* before pausing */
         return cli_report(&err);
-    }
     cli_session s;
     if (cli_session_open(target, common, &s, &err) != HS_OK)
         return cli_report(&err);
     uint64_t total = 0;
-    hs_status st = HS_OK;
-    FILE *f = fopen(tmp, "wb");
-    if (!f)
+    store_tmpfile tmp;
+    hs_status st = store_tmpfile_create(common->output, common->force, &tmp, &err);
+    FILE *f = NULL;
+    if (st == HS_OK && !(f = fopen(tmp.path, "wb")))
         st = hs_fail(&err, HS_ERR_IO, "cannot write %s: %s", common->output, strerror(errno));
     if (st == HS_OK)
         st = write_payload(s.heap, addr, f, &total, &err);
     if (f && fclose(f) != 0 && st == HS_OK)
         st = hs_fail(&err, HS_ERR_IO, "cannot write %s: %s", common->output, strerror(errno));
     if (st == HS_OK)
-        st = move_into_place(tmp, common->output, common->force, &err);
-    if (st != HS_OK && f)
-        remove(tmp);
+        st = store_tmpfile_commit(&tmp, &err);
+    else
+        store_tmpfile_abort(&tmp);
     if (st == HS_OK) {
         if (common->json) {
             fputs("{\"file\": ", stdout);

@@ -26,6 +26,8 @@ int cli_snapshot(const char *target, const cli_common *common) {
         return 2;
     }
     hs_error err = {0};
+    if (store_target_check(output, common->force, &err) != HS_OK) /* before pausing anything */
+        return cli_report(&err);
     cli_session s;
     if (cli_session_open(target, common, &s, &err) != HS_OK)
         return cli_report(&err);

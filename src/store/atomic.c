@@ -2,7 +2,8 @@
  * the target's directory (same file system, so the final move is a
  * rename), synced, and only then moved to its name; the directory is
  * synced after. A crash or kill at any moment leaves the target as it was
- * (absent, or the old file) — at worst a stray ".NAME.XXXXXX.tmp". */
+ * (absent, or the old file) — at worst a stray ".NAME.XXXXXX.tmp".
+ * Snapshots and `dump` files are both written this way. */
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -25,21 +26,32 @@ static void split_path(const char *path, char *dir, size_t dir_cap, char *base,
     snprintf(base, base_cap, "%s", basename(b));
 }
 
-hs_status store_tmpfile_create(const char *target, bool replace, store_tmpfile *t,
-                               hs_error *err) {
-    memset(t, 0, sizeof *t);
+static hs_status already_exists(const char *target, hs_error *err) {
+    return hs_fail(err, HS_ERR_USAGE, "%s already exists (--force replaces it)", target);
+}
+
+hs_status store_target_check(const char *target, bool replace, hs_error *err) {
     size_t n = strlen(target);
-    if (n == 0 || n >= sizeof t->target - 32 || target[n - 1] == '/')
-        return hs_fail(err, HS_ERR_USAGE, "'%s' is not a file name for a snapshot", target);
-    snprintf(t->target, sizeof t->target, "%s", target);
-    t->replace = replace;
+    if (n == 0 || n >= sizeof ((store_tmpfile *)0)->target - 32 || target[n - 1] == '/')
+        return hs_fail(err, HS_ERR_USAGE, "'%s' is not a file name to write", target);
     struct stat sb;
     if (lstat(target, &sb) == 0) {
         if (!replace)
-            return hs_fail(err, HS_ERR_USAGE, "%s already exists (--force replaces it)", target);
+            return already_exists(target, err);
         if (!S_ISREG(sb.st_mode))
             return hs_fail(err, HS_ERR_USAGE, "%s exists and is not a regular file", target);
     }
+    return HS_OK;
+}
+
+hs_status store_tmpfile_create(const char *target, bool replace, store_tmpfile *t,
+                               hs_error *err) {
+    memset(t, 0, sizeof *t);
+    hs_status st = store_target_check(target, replace, err);
+    if (st != HS_OK)
+        return st;
+    snprintf(t->target, sizeof t->target, "%s", target);
+    t->replace = replace;
     char dir[4096], base[4096];
     split_path(target, dir, sizeof dir, base, sizeof base);
     if ((size_t)snprintf(t->path, sizeof t->path, "%s/.%s.XXXXXX.tmp", dir, base) >=
@@ -75,8 +87,7 @@ hs_status store_tmpfile_commit(store_tmpfile *t, hs_error *err) {
         int rc = t->replace ? rename(t->path, t->target) : link(t->path, t->target);
         if (rc != 0) {
             int e = errno;
-            st = e == EEXIST ? hs_fail(err, HS_ERR_USAGE, "%s already exists (--force replaces it)",
-                                       t->target)
+            st = e == EEXIST ? already_exists(t->target, err)
                              : hs_fail(err, HS_ERR_IO, "cannot write %s: %s", t->target,
                                        strerror(e));
         }

@@ -78,24 +78,6 @@ hs_status store_dir_check(const uint8_t *dir, size_t dir_len, uint64_t checksum,
 hs_status store_bitmap_check(const uint8_t *bits, size_t count, size_t max_count,
                              hs_error *err);
 
-/* ---- writing a file atomically (atomic.c) ---- */
-
-typedef struct store_tmpfile {
-    char path[4096];   /* the temporary file, in the target's directory */
-    char target[4096];
-    bool replace;
-} store_tmpfile;
-
-/* Refuses an existing target unless replace, then creates an empty
- * temporary file beside it. */
-hs_status store_tmpfile_create(const char *target, bool replace, store_tmpfile *t,
-                               hs_error *err);
-/* Syncs the temporary file and moves it to the target (without replacing
- * one unless asked), then syncs the directory. On failure it is removed. */
-hs_status store_tmpfile_commit(store_tmpfile *t, hs_error *err);
-/* Removes the temporary file (a failed or cancelled write). */
-void store_tmpfile_abort(store_tmpfile *t);
-
 /* ---- meta table (meta.c) ---- */
 
 hs_status store_meta_write(sqlite3 *db, const store_meta *m, hs_error *err);

@@ -149,8 +149,9 @@ class PlantedStrings(PlantedCase):
                 self.assertEqual((r.returncode, r.stdout), (1, ""), r.stderr)
                 self.assertEqual(r.stderr, "heapscope: %s already exists (--force replaces it)\n"
                                  % out)
-            snap = run("snapshot", self.debuggee.socket, "-o", out)
-            self.assertEqual((snap.returncode, snap.stderr), (r.returncode, r.stderr))
+            for target in (self.debuggee.socket, os.path.join(d, "no-debuggee.sock")):
+                snap = run("snapshot", target, "-o", out)  # refused before connecting too
+                self.assertEqual((snap.returncode, snap.stderr), (r.returncode, r.stderr))
             with open(out, "rb") as f:
                 self.assertEqual(f.read(), b"keep me")
             self.assertEqual(os.listdir(d), ["bytes.bin"], "no temporary file left")
