@@ -31,6 +31,16 @@ def scaled(normal, under_valgrind):
     return under_valgrind if ENABLED else normal
 
 
+def smaller_heap(args, closures=5000):
+    """Debuggee options with --closures cut to `closures` under valgrind
+    (the planted structures and the plan stay as asked)."""
+    args = list(args)
+    if ENABLED and "--closures" in args:
+        i = args.index("--closures") + 1
+        args[i] = str(min(int(args[i]), closures))
+    return tuple(args)
+
+
 def wrap(binary):
     if not ENABLED:
         return binary

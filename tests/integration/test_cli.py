@@ -76,15 +76,19 @@ def raw_status(socket_path, command):
 
 class PlantedCase(unittest.TestCase):
     """A debuggee with a planted leak shared by a test class: subclasses give
-    the generator options in ARGS; the plan is in cls.plan."""
+    the generator options in ARGS (a smaller heap under valgrind, unless
+    SAME_HEAP_UNDER_VALGRIND: the test weighs the leak against the rest);
+    the plan is in cls.plan."""
 
     ARGS = ()
+    SAME_HEAP_UNDER_VALGRIND = False
 
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory()
         plan_path = os.path.join(cls.tmp.name, "plan.json")
-        cls.debuggee = Debuggee(*cls.ARGS, "--plan", plan_path)
+        args = cls.ARGS if cls.SAME_HEAP_UNDER_VALGRIND else valgrind.smaller_heap(cls.ARGS)
+        cls.debuggee = Debuggee(*args, "--plan", plan_path)
         cls.debuggee.__enter__()
         with open(plan_path) as f:
             cls.plan = json.load(f)

@@ -24,6 +24,7 @@ CONS, LEAK, IBOX = 24, 24, 16  # bytes without profiling header: (:), Leak (I# n
 
 
 class PlantedDominators(PlantedCase):
+    SAME_HEAP_UNDER_VALGRIND = True
     ARGS = ("--closures", "30000", "--leak-count", str(LEAKS), "--seed", "5", "--saved-shortcut")
 
     def show(self, addr, depth):

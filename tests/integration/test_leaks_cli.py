@@ -27,6 +27,7 @@ CONS_KEY = "ghc-prim:GHC.Types::"
 
 
 class PlantedLeaks(PlantedCase):
+    SAME_HEAP_UNDER_VALGRIND = True
     # a leak of 700 closures in a heap of 30000: the generator's arrays and
     # lists of newer eras, built from older structures, dominate more bytes
     # (the thunk ranked third by bytes alone); they contain, the thunk holds
