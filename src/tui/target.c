@@ -26,10 +26,7 @@ static bool on_wire_progress(void *ctx, uint32_t cmd, uint64_t bytes) {
 
 static bool on_wire_wait(void *ctx, uint32_t cmd, int waited_ms) {
     (void)ctx;
-    /* a recording's request that is answered at once shows nothing and
-       leaves typed-ahead keys alone; one the debuggee does not answer would
-       hold the keyboard until --timeout, so it shows and Esc abandons it */
-    if (tui_record_answering && waited_ms < WIRE_WAIT_SLICE_MS)
+    if (tui_record_answering) /* a recording's request: nothing shown, typed-ahead keys alone */
         return !hs_interrupt_signal();
     if (waited_ms < WIRE_WAIT_SLICE_MS) {
         /* a quick answer shows nothing; only long work (a census of many
@@ -39,9 +36,8 @@ static bool on_wire_wait(void *ctx, uint32_t cmd, int waited_ms) {
             return !hs_interrupt_signal();
         return !hs_interrupt_signal() && !tui_progress_poll();
     }
-    char what[96];
-    snprintf(what, sizeof what, "%swaiting for the debuggee (%s)",
-             tui_record_answering ? "recording the pause: " : "",
+    char what[80];
+    snprintf(what, sizeof what, "waiting for the debuggee (%s)",
              cmd ? wire_command_name(cmd) : "connecting");
     return tui_progress(what, (uint64_t)waited_ms / 1000, "s");
 }
