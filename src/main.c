@@ -38,8 +38,10 @@ static int run_tui(const char *target, const cli_common *common) {
 /* --demo in a terminal: the explorer on the demo debuggee, stopped after;
  * without one, its roots printed. */
 static int run_demo(const cli_common *common) {
-    if (!in_terminal())
+    if (!in_terminal()) {
+        cli_output_note_errors();
         return cli_demo(common);
+    }
     hs_error err = {0};
     cli_debuggee d;
     if (cli_demo_start(&d, &err) != HS_OK) {
@@ -89,6 +91,8 @@ int main(int argc, char **argv) {
     signal(SIGXFSZ, SIG_IGN);
     cli_parsed p;
     cli_parse(argc, argv, &p);
+    if (p.action != CLI_ACT_EXPLORER && p.action != CLI_ACT_DEMO)
+        cli_output_note_errors();
     int rc = run(&p);
     if (hs_interrupt_signal()) {
         fflush(stdout);

@@ -151,6 +151,10 @@ bool cli_keep_going(void);
 int cli_output_status(int rc);
 /* True once writing standard output failed (ferror), the reason kept. */
 bool cli_output_failed(void);
+/* Makes stdout a stream that notes why its first write failed, when it
+ * fails: a batch command calls it first (not the explorer: curses wants
+ * the real stdout). */
+void cli_output_note_errors(void);
 /* fflush(stdout), keeping why it failed for cli_output_status. */
 void cli_flush_output(void);
 /* The session options of a command: --timeout, --max-answer, waits that a

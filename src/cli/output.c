@@ -77,6 +77,32 @@ void cli_flush_output(void) {
         output_errno = errno;
 }
 
+/* Writes of standard output, noting why the first one failed at once:
+ * errno read later may be a socket's EAGAIN. A cookie stream's write
+ * returns 0, never -1, on an error. */
+static ssize_t write_noting_errno(void *cookie, const char *buf, size_t n) {
+    (void)cookie;
+    size_t done = 0;
+    while (done < n) {
+        ssize_t w = write(STDOUT_FILENO, buf + done, n - done);
+        if (w <= 0) {
+            if (!output_errno)
+                output_errno = w < 0 ? errno : EIO;
+            break;
+        }
+        done += (size_t)w;
+    }
+    return (ssize_t)done;
+}
+
+void cli_output_note_errors(void) {
+    FILE *f = fopencookie(NULL, "w", (cookie_io_functions_t){.write = write_noting_errno});
+    if (!f)
+        return; /* stdout as it is: errno read late may then be stale */
+    setvbuf(f, NULL, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, BUFSIZ);
+    stdout = f;
+}
+
 bool cli_output_failed(void) {
     if (!ferror(stdout))
         return false;

@@ -147,7 +147,7 @@ class DebuggeeDies(Case):
             # one line: not a second that the (dead) debuggee may be left
             # paused, or that --record could not write the pause
             r = subprocess.CompletedProcess(p.args, p.returncode, out, err)
-            self.assert_one_line(r, ".*the debuggee closed the connection")
+            self.assert_one_line(r, ".*the debuggee (closed|reset) the connection")
             return out
 
     def test_during_a_census(self):

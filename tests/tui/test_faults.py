@@ -20,7 +20,7 @@ from harness import HEAPSCOPE, LEAK_ARGS, TuiCase
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 SLOW = LEAK_ARGS + ("--answer-delay", "30")  # a search takes 10 s or more
 PROMPT = "Save snapshot as: "
-LOST = r"lost the connection to .*the debuggee closed the\s*connection"
+LOST = r"lost the connection to .*the debuggee (closed|reset) the\s*connection"
 
 
 def footer(s):
