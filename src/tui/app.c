@@ -216,8 +216,15 @@ static void handle_key(tui_app *app, int key) {
 /* The stream died while drawing (rows are read as they show): connect
  * again, or go back to the list. */
 static void lost(tui_app *app) {
+    /* keys typed before (one may have cut a recording's wait short) act
+       after: the wait of connecting again would drop them */
+    int typed[16];
+    size_t n = 0;
+    while (n < 16 && (typed[n] = tui_read_key(0)) != TUI_KEY_NONE)
+        n++;
     if (!reconnect(app))
         go_picker_lost(app, "the program may have exited");
+    tui_unread_keys(typed, n);
 }
 
 static void start(tui_app *app) {

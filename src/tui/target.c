@@ -26,8 +26,15 @@ static bool on_wire_progress(void *ctx, uint32_t cmd, uint64_t bytes) {
 
 static bool on_wire_wait(void *ctx, uint32_t cmd, int waited_ms) {
     (void)ctx;
-    if (tui_record_answering) /* a recording's request: nothing shown, typed-ahead keys alone */
+    if (tui_record_answering == TUI_RECORD_IDLE) { /* nothing shown, typed-ahead keys alone */
+        if (waited_ms >= TUI_RECORD_PATIENCE_MS && tui_key_typed()) {
+            tui_record_gave_up(wire_command_name(cmd), waited_ms);
+            return false; /* the keyboard is the user's, not the debuggee's */
+        }
         return !hs_interrupt_signal();
+    }
+    if (tui_record_answering == TUI_RECORD_SETTLE && waited_ms < WIRE_WAIT_SLICE_MS)
+        return !hs_interrupt_signal(); /* the settle looks for Esc between requests */
     if (waited_ms < WIRE_WAIT_SLICE_MS) {
         /* a quick answer shows nothing; only long work (a census of many
            small requests) looks for Esc between them, and a row decoded for
@@ -36,8 +43,9 @@ static bool on_wire_wait(void *ctx, uint32_t cmd, int waited_ms) {
             return !hs_interrupt_signal();
         return !hs_interrupt_signal() && !tui_progress_poll();
     }
-    char what[80];
-    snprintf(what, sizeof what, "waiting for the debuggee (%s)",
+    char what[96];
+    snprintf(what, sizeof what, "%swaiting for the debuggee (%s)",
+             tui_record_answering == TUI_RECORD_SETTLE ? "recording the pause: " : "",
              cmd ? wire_command_name(cmd) : "connecting");
     return tui_progress(what, (uint64_t)waited_ms / 1000, "s");
 }

@@ -324,6 +324,20 @@ int tui_read_key_or_fd(int timeout_ms, int fd) {
     return TUI_KEY_NONE;
 }
 
+void tui_unread_keys(const int *keys, size_t n) {
+    size_t room = sizeof T.pending / sizeof T.pending[0] - T.n_pending;
+    if (n > room)
+        n = room;
+    memmove(T.pending + n, T.pending, T.n_pending * sizeof T.pending[0]);
+    memcpy(T.pending, keys, n * sizeof T.pending[0]);
+    T.n_pending += n;
+}
+
+bool tui_key_typed(void) {
+    struct pollfd p = {.fd = STDIN_FILENO, .events = POLLIN};
+    return T.active && poll(&p, 1, 0) > 0 && (p.revents & POLLIN);
+}
+
 /* ---- start and stop -------------------------------------------------- */
 
 /* What every screen gets once curses has one: modes, colours, the

@@ -74,21 +74,24 @@ def raw_status(socket_path, command):
                 return status
 
 
-class PlantedCase(unittest.TestCase):
-    """A debuggee with a planted leak shared by a test class: subclasses give
-    the generator options in ARGS (a smaller heap under valgrind, unless
-    SAME_HEAP_UNDER_VALGRIND: the test weighs the leak against the rest);
-    the plan is in cls.plan."""
+class PlantedDebuggee:
+    """Mixin of a TestCase class: a debuggee with a planted leak shared by
+    the class: subclasses give the generator options in ARGS (a smaller heap
+    under valgrind, unless SAME_HEAP_UNDER_VALGRIND: the test weighs the
+    leak against the rest); the plan is in cls.plan."""
 
     ARGS = ()
     SAME_HEAP_UNDER_VALGRIND = False
 
     @classmethod
+    def debuggee_args(cls):
+        return cls.ARGS if cls.SAME_HEAP_UNDER_VALGRIND else valgrind.smaller_heap(cls.ARGS)
+
+    @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory()
         plan_path = os.path.join(cls.tmp.name, "plan.json")
-        args = cls.ARGS if cls.SAME_HEAP_UNDER_VALGRIND else valgrind.smaller_heap(cls.ARGS)
-        cls.debuggee = Debuggee(*args, "--plan", plan_path)
+        cls.debuggee = Debuggee(*cls.debuggee_args(), "--plan", plan_path)
         cls.debuggee.__enter__()
         with open(plan_path) as f:
             cls.plan = json.load(f)
@@ -102,6 +105,31 @@ class PlantedCase(unittest.TestCase):
         r = run(command, self.debuggee.socket, *args, "--json")
         self.assertEqual(r.returncode, 0, r.stderr)
         return json.loads(r.stdout)
+
+
+class PlantedCase(PlantedDebuggee, unittest.TestCase):
+    pass
+
+
+class HostileDebuggee(PlantedDebuggee):
+    """Mixin: the debuggee is `--hostile KIND` (KIND: the subclass's) on a
+    small profiled heap, the same under valgrind."""
+
+    KIND = None
+    ARGS = ("--closures", "3000", "--seed", "3", "--profiled", "--eras", "4")
+    SAME_HEAP_UNDER_VALGRIND = True
+
+    @classmethod
+    def debuggee_args(cls):
+        return cls.ARGS + ("--hostile", cls.KIND)
+
+
+def private_cache():
+    """Points XDG_CACHE_HOME at a new directory for the rest of the test
+    process; returns it (a TemporaryDirectory: keep it referenced)."""
+    cache = tempfile.TemporaryDirectory()
+    os.environ["XDG_CACHE_HOME"] = cache.name
+    return cache
 
 
 class Cli(unittest.TestCase):

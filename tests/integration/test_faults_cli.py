@@ -57,18 +57,22 @@ class Case(unittest.TestCase):
         d = os.path.join(self.cache, "heapscope", "pauses")
         return sorted(os.listdir(d)) if os.path.isdir(d) else []
 
+    def indexed_pause_files(self):
+        """The pause files cache.db lists, once SQLite finds nothing wrong in it."""
+        db = sqlite3.connect(os.path.join(self.cache, "heapscope", "cache.db"))
+        try:
+            self.assertEqual(db.execute("PRAGMA integrity_check").fetchall(), [("ok",)])
+            return [f for (f,) in db.execute("SELECT file FROM pauses")]
+        finally:
+            db.close()
+
     def assert_cache_consistent(self, recorded):
         """The cache opens, lists `recorded` pauses, each file it lists is
         there, and SQLite finds nothing wrong in cache.db."""
         r = self.heapscope("cache", "list", "--json")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(r.stderr, "")
-        db = sqlite3.connect(os.path.join(self.cache, "heapscope", "cache.db"))
-        try:
-            self.assertEqual(db.execute("PRAGMA integrity_check").fetchall(), [("ok",)])
-            files = [f for (f,) in db.execute("SELECT file FROM pauses")]
-        finally:
-            db.close()
+        files = self.indexed_pause_files()
         self.assertEqual(len(files), recorded, r.stdout)
         for f in files:
             self.assertTrue(os.path.exists(f), "the cache lists a pause file that is not there")
@@ -234,12 +238,7 @@ class Killed(Case):
             # what the index names is there, and a new recording works
             r = self.heapscope("census", d.socket, "--record")
             self.assertEqual(r.returncode, 0, r.stderr)
-            db = sqlite3.connect(os.path.join(self.cache, "heapscope", "cache.db"))
-            try:
-                self.assertEqual(db.execute("PRAGMA integrity_check").fetchall(), [("ok",)])
-                files = [f for (f,) in db.execute("SELECT file FROM pauses")]
-            finally:
-                db.close()
+            files = self.indexed_pause_files()
             self.assertGreaterEqual(len(files), 1)
             for f in files:
                 self.assertTrue(os.path.exists(f), f)

@@ -5,22 +5,17 @@ import json
 import os
 import struct
 import sys
-import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "common"))
-from test_cli import Debuggee, raw_status, run  # noqa: E402
+from test_cli import Debuggee, private_cache, raw_status, run  # noqa: E402
 import hostile_stub as hs  # noqa: E402
 
 SMALL = ("--closures", "3000", "--seed", "3")
-CACHE = tempfile.TemporaryDirectory()
-
-
-def setUpModule():
-    # answers cached by an earlier run would never reach the stub: every run
-    # through it says --no-cache, and nothing lands in the user's cache
-    os.environ["XDG_CACHE_HOME"] = CACHE.name
+# answers cached by an earlier run would never reach the stub: every run
+# through it says --no-cache, and nothing lands in the user's cache
+CACHE = private_cache()
 
 
 class HostileCase(unittest.TestCase):

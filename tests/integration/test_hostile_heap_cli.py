@@ -15,44 +15,29 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from test_cli import HEAPSCOPE, Debuggee  # noqa: E402
+from test_cli import HEAPSCOPE, Debuggee, HostileDebuggee, private_cache  # noqa: E402
 import valgrind  # noqa: E402  (on the path test_cli set)
 
-PROFILED = ("--closures", "3000", "--seed", "3", "--profiled", "--eras", "4")
 # generous for ASan and memcheck; a plain run takes well under a second
 TIME_BOUND_S = valgrind.scaled(60, 600)
 NOTE = re.compile(r"^heapscope: ([0-9]+) closures? could not be read and (was|were) left out "
                   r"\(the first: (.*)\)$")
-CACHE = tempfile.TemporaryDirectory()
+CACHE = private_cache()
 
 
-def setUpModule():
-    os.environ["XDG_CACHE_HOME"] = CACHE.name
-
-
-class HeapKind:
+class HeapKind(HostileDebuggee):
     """One debuggee per class with --hostile KIND; UNREADABLE: how many of
     the planted closures cannot be read, PROBLEM: a regex matching why the
     first cannot."""
 
-    KIND = None
     UNREADABLE = 0
     ROOTS_UNREADABLE = 0  # of the GC roots themselves (roots lists them)
     PROBLEM = None
 
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory()
-        plan = os.path.join(cls.tmp.name, "plan.json")
-        cls.debuggee = Debuggee(*PROFILED, "--plan", plan, "--hostile", cls.KIND).__enter__()
-        with open(plan) as f:
-            cls.plan = json.load(f)
+        super().setUpClass()
         cls.hostile = cls.plan["hostile"]
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.debuggee.__exit__(None, None, None)
-        cls.tmp.cleanup()
 
     def run_cmd(self, *args):
         t0 = time.monotonic()
@@ -146,7 +131,7 @@ class Cycles(HeapKind, unittest.TestCase):
     KIND = "cycles"
 
     def test_each_closure_of_a_cycle_is_counted_once(self):
-        with Debuggee(*PROFILED) as plain:
+        with Debuggee(*HostileDebuggee.ARGS) as plain:
             p = subprocess.run([HEAPSCOPE, "census", plain.socket, "--json", "--no-cache"],
                                capture_output=True, text=True, timeout=120)
         h = self.run_cmd("census", self.debuggee.socket, "--json")

@@ -7,25 +7,19 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from test_cli import HEAPSCOPE, Debuggee, raw_status  # noqa: E402
+from test_cli import HEAPSCOPE, Debuggee, HostileDebuggee, private_cache, raw_status  # noqa: E402
 import valgrind  # noqa: E402  (on the path test_cli set)
 
-PROFILED = ("--closures", "3000", "--seed", "3", "--profiled", "--eras", "4")
 RESUME, NOT_PAUSED = 3, 0x0102
 TIMEOUT_MS = 1500
 # beyond --timeout: start-up, the resume over a new connection, sanitizers
 # (memcheck: some 30 times slower)
 SLACK_S = valgrind.scaled(10, 120)
-CACHE = tempfile.TemporaryDirectory()
-
-
-def setUpModule():
-    os.environ["XDG_CACHE_HOME"] = CACHE.name
+CACHE = private_cache()
 
 
 def commands(sock, root, out):
@@ -52,24 +46,10 @@ def run_measured(args, timeout=120):
     return p.returncode, out, err, time.monotonic() - t0
 
 
-class WireKind(unittest.TestCase):
+class WireKind(HostileDebuggee, unittest.TestCase):
     """One hostile debuggee per class: KIND is its --hostile argument."""
 
-    KIND = None
     WRITES_SNAPSHOT = False  # the failure comes after the file is complete
-
-    @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory()
-        plan = os.path.join(cls.tmp.name, "plan.json")
-        cls.debuggee = Debuggee(*PROFILED, "--plan", plan, "--hostile", cls.KIND).__enter__()
-        with open(plan) as f:
-            cls.plan = json.load(f)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.debuggee.__exit__(None, None, None)
-        cls.tmp.cleanup()
 
     def each_command(self, *more):
         out = os.path.join(self.tmp.name, "out.heapscope")
@@ -208,7 +188,7 @@ class Trickle(WireKind):
     KIND = "trickle"
 
     def test_every_command_gives_the_plain_answer(self):
-        with Debuggee(*PROFILED) as plain:
+        with Debuggee(*HostileDebuggee.ARGS) as plain:
             for name, args in (("census", ["census"]), ("roots", ["roots"]),
                                ("retainers", ["retainers", "--constructor", "Leak"])):
                 with self.subTest(name):

@@ -177,6 +177,46 @@ class Recording(TuiCase):
         self.assertEqual(self.pauses(), [])
         self.assertEqual(self.pause_files(), [], "no snapshot or temporary file left")
 
+    def test_a_request_left_unanswered_gives_way_to_a_key(self):
+        """The debuggee never answers one of the recording's requests while
+        the explorer is idle: a key typed then works within a second or so,
+        not after --timeout; the footer says why the recording was given
+        up, and the pause goes on as before (the stream the request took
+        with it is connected again)."""
+        d = self.debuggee(args=BIG_ARGS)
+        held = []
+
+        def rule(req):  # the recording's first FUN_BITMAP, never answered
+            if req.cmd == hs.FUN_BITMAP and not held:
+                held.append(time.monotonic())
+                return hs.SILENT
+            return None
+
+        with hs.HostileStub(d.socket, rule) as stub:
+            t = self.tui("--timeout", "60000", stub.socket)
+            t.wait_regex(r"(?i)running", what="the running screen")
+            t.keys("p")
+            t.wait_regex(r"Saved Object", timeout=120, what="the roots tree")
+            deadline = time.monotonic() + 60
+            while not held and time.monotonic() < deadline:
+                time.sleep(0.05)
+            self.assertTrue(held, "the recording asked for no FUN_BITMAP")
+            typed = time.monotonic()
+            t.keys("?")
+            t.wait_text("Keys (Esc closes", timeout=20, what="the help overlay")
+            self.assertLess(time.monotonic() - typed, 15, "the key waited for --timeout")
+            t.keys("Escape")
+            t.wait_regex(r"gave up recording this pause: the debuggee left FUN_BITMAP "
+                         r"unanswered for [0-9.]+ s", timeout=20, what="why, in the footer")
+            t.keys("r")
+            t.wait_regex(r"(?i)running", timeout=30, what="the running screen after r")
+            t.keys("q")
+            status, _ = t.wait_exit(timeout=30)
+        self.assertEqual(status, 0)
+        self.assertFalse(d.is_paused(), "the debuggee was resumed")
+        self.assertEqual(self.pauses(), [])
+        self.assertEqual(self.pause_files(), [], "no snapshot or temporary file left")
+
     def test_no_cache_records_nothing(self):
         d = self.debuggee()
         t = self.paused(d, "--no-cache")
