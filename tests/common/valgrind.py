@@ -11,10 +11,11 @@ started heapscope (it would prove nothing).
 
 Most of memcheck's cost is the number of heapscope processes, and a test
 file runs the same command many times over with other values (eras, seeds,
-addresses, sockets): the script runs memcheck on the first PER_SHAPE run(s) of
-each command shape (argv with digits, hex addresses and directories taken
-out, see shape()) and the binary itself on the rest, so every assertion still
-runs and every command and option form is still checked. The files in
+addresses, sockets, patterns): the script runs memcheck on the first
+PER_SHAPE run(s) of each command shape (argv with digits, hex addresses,
+directories and option values other than choices taken out, see shape())
+and the binary itself on the rest, so every assertion still runs and every
+command and option form is still checked. The files in
 EVERY_RUN feed different hostile bytes through the same command: there every
 run is under memcheck."""
 import atexit
@@ -52,17 +53,29 @@ def smaller_heap(args, closures=5000):
 
 
 PER_SHAPE = 1
+BY_COMMAND = "HEAPSCOPE_VALGRIND_BY_COMMAND"  # set (to 1): shape() is the command word
 EVERY_RUN = {"test_hostile_cli.py", "test_hostile_heap_cli.py", "test_hostile_wire_cli.py",
              "test_faults_cli.py"}
 
 
 def shape(argv):
     """What two runs of one command form have in common: each argument with
-    its directory, hex addresses and digit runs taken out."""
+    its directory, hex addresses and digit runs taken out, and an option's
+    value taken out unless it is a lowercase word (a choice, such as
+    `--by source`, picks other code; a pattern, a name or a range feeds
+    other bytes to the same code). Under BY_COMMAND (a test that feeds
+    every option to the parser): the command word alone."""
+    if os.environ.get(BY_COMMAND):
+        return argv[0] if argv else ""
     words = []
+    option = False  # the word before was an option that may take a value
     for a in argv:
-        a = os.path.basename(a) if "/" in a else a
+        if "/" in a:
+            a = os.path.basename(a)
+        elif option and not a.startswith("-") and not re.fullmatch(r"[a-z][a-z_-]*", a):
+            a = "VALUE"
         words.append(re.sub(r"\d+", "9", re.sub(r"0x[0-9a-fA-F]+", "0x", a)))
+        option = a.startswith("--") and "=" not in a
     return "\0".join(words)
 
 

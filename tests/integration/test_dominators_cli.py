@@ -46,7 +46,7 @@ class PlantedDominators(PlantedCase):
     def test_each_cell_retains_its_tail(self):
         path = self.plan["leak"]["path"]
         cell = path[4]["address"]
-        for _ in range(valgrind.scaled(300, 10)):  # down the list: Leak values 1, 2, ...
+        for _ in range(valgrind.scaled(LEAKS - 1, 10)):  # down the list: Leak values 1, 2, ...
             node = self.show(cell, 2)
             leak, tail = node["children"]
             self.assertEqual(leak["closure"]["constructor"]["name"], "Leak")
