@@ -89,6 +89,17 @@ class Recording(TuiCase):
             time.sleep(0.1)
         raise AssertionError("%d pauses recorded, not %d" % (len(self.pauses()), n))
 
+    def quit_running_with_nothing_recorded(self, t, d):
+        """Once the debuggee runs again: q exits 0 and no pause of it, nor
+        a part of one, is in the cache."""
+        t.wait_regex(r"(?i)running", timeout=30, what="the running screen")
+        t.keys("q")
+        status, _ = t.wait_exit(timeout=30)
+        self.assertEqual(status, 0)
+        self.assertFalse(d.is_paused(), "the debuggee was resumed")
+        self.assertEqual(self.pauses(), [])
+        self.assertEqual(self.pause_files(), [], "no snapshot or temporary file left")
+
     def test_every_pause_is_recorded(self):
         d = self.debuggee()
         t = self.paused(d)
@@ -169,13 +180,7 @@ class Recording(TuiCase):
             t.keys("Escape")  # ...which Esc abandons, before the recording can end
             gate.open()
             t.wait_regex(r"(?i)abandoned|resumed", timeout=30, what="the resume after Esc")
-            t.wait_regex(r"(?i)running", timeout=30, what="the running screen")
-            t.keys("q")
-            status, _ = t.wait_exit(timeout=30)
-        self.assertEqual(status, 0)
-        self.assertFalse(d.is_paused(), "the debuggee was resumed")
-        self.assertEqual(self.pauses(), [])
-        self.assertEqual(self.pause_files(), [], "no snapshot or temporary file left")
+            self.quit_running_with_nothing_recorded(t, d)
 
     def test_a_request_left_unanswered_gives_way_to_a_key(self):
         """The debuggee never answers one of the recording's requests while
@@ -209,13 +214,7 @@ class Recording(TuiCase):
             t.wait_regex(r"gave up recording this pause: the debuggee left FUN_BITMAP "
                          r"unanswered for [0-9.]+ s", timeout=20, what="why, in the footer")
             t.keys("r")
-            t.wait_regex(r"(?i)running", timeout=30, what="the running screen after r")
-            t.keys("q")
-            status, _ = t.wait_exit(timeout=30)
-        self.assertEqual(status, 0)
-        self.assertFalse(d.is_paused(), "the debuggee was resumed")
-        self.assertEqual(self.pauses(), [])
-        self.assertEqual(self.pause_files(), [], "no snapshot or temporary file left")
+            self.quit_running_with_nothing_recorded(t, d)
 
     def test_no_cache_records_nothing(self):
         d = self.debuggee()
