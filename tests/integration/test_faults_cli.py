@@ -1,11 +1,12 @@
 """Faults around a batch command (issue 13 §3): its output's reader goes
-away or its disk is full, a file size limit (`ulimit -f`) cuts a snapshot
-or the cache short, the debuggee dies in the middle of the work, heapscope
-itself is killed (-9) while it records a pause into the cache. Each time
-heapscope exits with one line (or, for a reader that went away, quietly as
-SIGPIPE would end it), resumes a debuggee it paused, leaves no half-written
-file under a final name, and the cache opens next time with nothing it
-lists missing. Run by meson test (suite cli, also under valgrind)."""
+away or its disk is full, a full tmpfs or a file size limit (`ulimit -f`)
+cuts a snapshot or the cache short, the debuggee dies in the middle of the
+work, heapscope itself is killed (-9) while it records a pause into the
+cache. Each time heapscope exits with one line (or, for a reader that went
+away, quietly as SIGPIPE would end it), resumes a debuggee it paused,
+leaves no half-written file under a final name, and the cache opens next
+time with nothing it lists missing. Run by meson test (suite cli, also
+under valgrind)."""
 import os
 import resource
 import signal
@@ -135,6 +136,52 @@ class FileSizeLimit(Case):
             again = self.heapscope("census", d.socket, "--record")
             self.assertEqual(again.returncode, 0, again.stderr)
             self.assert_cache_consistent(recorded=1)
+
+
+class FullDisk(Case):
+    """A small tmpfs that fills up: mounted in a mount namespace of the test's
+    own (`unshare --map-root-user --mount`), where heapscope runs and what it
+    left there is looked at before the namespace, and the tmpfs, go."""
+
+    def in_small_tmpfs(self, script, **env):
+        """Runs the sh script with $MNT a new 256 KiB tmpfs and $HEAPSCOPE;
+        returns its standard output."""
+        mnt = os.path.join(self.tmp.name, "small")
+        os.makedirs(mnt, exist_ok=True)
+        r = subprocess.run(["unshare", "--map-root-user", "--mount", "sh", "-c",
+                            'mount -t tmpfs -o size=256k tmpfs "$MNT" || exit 99\n' + script],
+                           env=dict(self.env, MNT=mnt, HEAPSCOPE=HEAPSCOPE, **env),
+                           capture_output=True, text=True, timeout=600)
+        self.assertEqual(r.returncode, 0, "no tmpfs of our own: " + r.stderr)
+        return r.stdout
+
+    def test_a_snapshot_on_a_full_disk(self):
+        with Debuggee(*SMALL) as d:
+            out = self.in_small_tmpfs(
+                '"$HEAPSCOPE" snapshot "$SOCK" -o "$MNT/s.heapscope" 2>&1; echo "status=$?"\n'
+                'ls -A "$MNT"', SOCK=d.socket)
+            self.assertRegex(out, r"^heapscope: writing .*/s\.heapscope: writing the snapshot: "
+                                  r"the disk is full\nstatus=1\n$",
+                             "one line, status 1, and neither the file nor a temporary one")
+            self.assertFalse(is_paused(d.socket))
+
+    def test_a_recording_on_a_full_disk_leaves_the_cache_usable(self):
+        with Debuggee(*SMALL) as d:
+            plain = self.heapscope("census", d.socket)
+            out = self.in_small_tmpfs(
+                'export XDG_CACHE_HOME="$MNT"\n'
+                '"$HEAPSCOPE" census "$SOCK" --record 2>&1; echo "status=$?"\n'
+                'ls -A "$MNT/heapscope/pauses"\n'
+                '"$HEAPSCOPE" cache list --json >/dev/null && echo "cache list: ok"\n'
+                'python3 -c "import sqlite3, sys; print(sqlite3.connect(sys.argv[1])'
+                '.execute(\'PRAGMA integrity_check\').fetchone()[0])" "$MNT/heapscope/cache.db"',
+                SOCK=d.socket)
+            self.assertTrue(out.startswith(plain.stdout), "the census is printed all the same")
+            self.assertRegex(out[len(plain.stdout):],
+                             r"^heapscope: recording the pause in the cache: writing .*\.hsnap: "
+                             r"writing the snapshot: the disk is full\nstatus=1\ncache list: ok\n"
+                             r"ok\n$", "one line, status 1, no pause file, a cache that opens")
+            self.assertFalse(is_paused(d.socket))
 
 
 class DebuggeeDies(Case):
