@@ -223,7 +223,7 @@ class Tui:
     count = 0
 
     def __init__(self, home, args, width=100, height=30, term="xterm-256color",
-                 lang="C.UTF-8", env=None, file_size_limit=None):
+                 lang="C.UTF-8", env=None, file_size_limit=None, small_tmpfs=()):
         self.home = home
         Tui.count += 1  # a server of its own: a closed one may still be exiting
         self.tmux_socket = os.path.join(home.root, "tmux-%d.sock" % Tui.count)
@@ -243,6 +243,11 @@ class Tui:
                                            " ".join(shlex.quote(a) for a in [HEAPSCOPE, *args]))
         if file_size_limit is not None:  # bytes, as `ulimit -f` of sh (512-byte blocks)
             inner = "ulimit -f %d; %s" % (file_size_limit // 512, inner)
+        if small_tmpfs:  # directories that are a full disk soon: 256 KiB tmpfs each, seen
+            # only by heapscope (a mount namespace of its own; same pid: exec all along)
+            mounts = "".join("mount -t tmpfs -o size=256k tmpfs %s && " % shlex.quote(d)
+                             for d in small_tmpfs)
+            inner = "exec unshare --map-root-user --mount sh -c %s" % shlex.quote(mounts + inner)
         outer = ("sh -c %s; echo %s$?; stty -a | tr ' ;' '\\n\\n' | grep -E '^-?(icanon|echo)$' "
                  "| tr '\\n' ' '; echo; sleep 3600") % (shlex.quote(inner), EXIT_MARK)
         command = "env -i %s sh -c %s" % (

@@ -2,15 +2,17 @@
 meets it in a terminal: the debuggee killed during a search and while a
 snapshot is saved, the terminal shrunk to 10x5 and back, SIGINT, SIGTERM
 and SIGHUP in the middle of a search and of a save, a file size limit
-(`ulimit -f`) under the cache's recording and a save, and heapscope killed
-(-9) while it saves over an older file. Each time one message says what
+(`ulimit -f`) and a full disk (a small tmpfs) under the cache's recording
+and a save, and heapscope killed (-9) while it saves over an older file. Each time one message says what
 happened, no snapshot is half-written under its name, the cache opens next
 time, and the terminal is given back cooked (test_terminal.py: idle cases;
 test_interrupt.py: signals while paused or waiting)."""
 import json
 import os
 import re
+import shutil
 import signal
+import sqlite3
 import subprocess
 import time
 
@@ -175,6 +177,42 @@ class Faults(TuiCase):
                            text=True, timeout=60, env=env)
         self.assertEqual((r.returncode, r.stderr), (0, ""), "the cache opens next time")
         self.assertEqual(json.loads(r.stdout)["pauses"], [])
+
+    def test_a_full_disk_under_the_recording_and_a_save(self):
+        """The cache and the snapshots directory on 256 KiB tmpfs: what
+        the user sees is the disk that is full, and nothing is left on it
+        (looked at through /proc/PID/root: the mounts are heapscope's own)."""
+        d = self.debuggee()
+        cache = os.path.join(self.home.home, ".cache")
+        os.makedirs(cache)
+        t = self.paused(d, small_tmpfs=(cache, self.home.snapshots))
+        self.wait_message(t, r"recording the pause in the cache: .*the disk is full",
+                          "the recording's failure", timeout=60)
+        t.keys("C-x")
+        t.wait_text(PROMPT, what="the name prompt")
+        t.type("big")
+        t.keys("Enter")
+        s = self.wait_message(t, r"cannot save: writing .*/big: writing the snapshot: the disk "
+                                 r"is full", "the save's failure", timeout=60)
+        self.assertIn(d.plan["leak"]["root"], s.text, "the tree stays")
+        seen = "/proc/%d/root" % t.pid()
+        self.assertEqual(os.listdir(seen + self.home.snapshots), [], "a file or a part of one")
+        self.assertEqual(os.listdir(seen + os.path.join(cache, "heapscope", "pauses")), [])
+        # a copy of cache.db and its WAL: SQLite would resolve the /proc link
+        # to this namespace's path, where the tmpfs is not
+        copy = os.path.join(self.home.root, "cache-copy")
+        os.makedirs(copy)
+        for name in ("cache.db", "cache.db-wal"):
+            if os.path.exists(seen + os.path.join(cache, "heapscope", name)):
+                shutil.copy(seen + os.path.join(cache, "heapscope", name), copy)
+        db = sqlite3.connect(os.path.join(copy, "cache.db"))
+        try:
+            self.assertEqual(db.execute("PRAGMA integrity_check").fetchall(), [("ok",)])
+            self.assertEqual(db.execute("SELECT count(*) FROM pauses").fetchall(), [(0,)])
+        finally:
+            db.close()
+        self.quit(t, paused=True)
+        self.assertFalse(d.is_paused())
 
 
 if __name__ == "__main__":
