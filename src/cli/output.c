@@ -85,6 +85,8 @@ static ssize_t write_noting_errno(void *cookie, const char *buf, size_t n) {
     size_t done = 0;
     while (done < n) {
         ssize_t w = write(STDOUT_FILENO, buf + done, n - done);
+        if (w < 0 && errno == EINTR && !hs_interrupt_signal())
+            continue; /* a signal that does not end heapscope */
         if (w <= 0) {
             if (!output_errno)
                 output_errno = w < 0 ? errno : EIO;
