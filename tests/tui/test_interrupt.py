@@ -72,8 +72,9 @@ class Waits(TuiCase):
         redraw."""
         d = self.debuggee(args=LEAK_ARGS + ("--silent-on", "SOURCE_INFO"))
         # --no-cache: no recording of the pause, whose own SOURCE_INFO
-        # request could be the one waiting (Esc does not reach a recording's
-        # request: it flaked so)
+        # request could be the one waiting (a key gives a recording's
+        # request up only after a second, and Esc then acts as a plain key:
+        # it flaked so)
         t = self.connected(d, *LONG, "--no-cache")
         t.keys("p")
         self.waiting(t, "SOURCE_INFO")
