@@ -17,7 +17,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from test_cli import DEBUGGEE, HEAPSCOPE  # noqa: E402
+from test_cli import DEBUGGEE, HEAPSCOPE, request_counts  # noqa: E402
 
 IMMUTABLE = ("INFO_TABLES", "SRT", "CON_DESC", "SOURCE_INFO", "FUN_BITMAP")
 SETARCH = shutil.which("setarch")
@@ -54,18 +54,7 @@ class Program:
         wait_for_socket(self.socket, self.proc)
 
     def counts(self, connections):
-        """The request counts once `connections` connections were served."""
-        deadline = time.time() + 20
-        while time.time() < deadline:
-            try:
-                with open(self.counts_path) as f:
-                    rows = dict(line.split() for line in f if line.strip())
-                if int(rows["connections"]) >= connections:
-                    return {k: int(v) for k, v in rows.items()}
-            except (OSError, KeyError, ValueError):
-                pass
-            time.sleep(0.02)
-        raise AssertionError("the debuggee did not report %d connections" % connections)
+        return request_counts(self.counts_path, connections)
 
     def stop(self):
         self.proc.terminate()
@@ -152,14 +141,12 @@ class SameProgram(CacheCase):
                     port = text.split("127.0.0.1:")[1].split()[0].strip(":,")
                 time.sleep(0.05)
             target = "tcp:127.0.0.1:" + port
-            for _ in range(2):
-                self.run_ok("census", target)
-            time.sleep(0.3)
-            with open(counts) as f:
-                rows = dict(line.split() for line in f)
-            per_census = int(rows["INFO_TABLES"]) / 2
-            self.assertGreater(per_census, 0)
-            self.assertEqual(int(rows["INFO_TABLES"]), 2 * per_census, "asked twice, no reuse")
+            self.run_ok("census", target)
+            one = request_counts(counts, 1, probes=0)
+            self.run_ok("census", target)
+            two = request_counts(counts, 2, probes=0)
+            self.assertGreater(one["INFO_TABLES"], 0)
+            self.assertEqual(delta(two, one), immutable(one), "asked twice, no reuse")
         finally:
             proc.terminate()
             proc.wait(timeout=10)

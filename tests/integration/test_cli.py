@@ -52,6 +52,25 @@ class Debuggee:
         self.dir.cleanup()
 
 
+def request_counts(path, connections, probes=1):
+    """What the debuggee wrote with --count-requests once it served
+    `connections` connections of heapscope's. The `probes` that found its
+    socket open (Debuggee, test_cache_cli.Program) were served first and are
+    not among them: counting them, a file written before the last run's was
+    taken for it."""
+    deadline = time.time() + 20
+    while time.time() < deadline:
+        try:
+            with open(path) as f:
+                rows = dict(line.split() for line in f if line.strip())
+            if int(rows["connections"]) >= connections + probes:
+                return {k: int(v) for k, v in rows.items()}
+        except (OSError, KeyError, ValueError):
+            pass
+        time.sleep(0.02)
+    raise AssertionError("the debuggee did not report %d connections" % connections)
+
+
 def recv_exact(sock, n):
     data = b""
     while len(data) < n:

@@ -13,7 +13,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
 import test_cli  # noqa: E402  (same helpers, same binary)
-from test_cli import Debuggee, run  # noqa: E402
+from test_cli import Debuggee, request_counts, run  # noqa: E402
 
 COMMON = ("--closures", "6000", "--eras", "6", "--leak-count", "300", "--leak-era", "2",
           "--seed", "11")
@@ -184,9 +184,9 @@ class ProfiledModes(unittest.TestCase):
         self.assertEqual(json.loads(r.stdout)["matches"], live["matches"])
 
         # a search with many results asks each stack and cost centre once
-        before = self.counts(counts, self.runs)
+        before = request_counts(counts, self.runs)
         out = self.json_of(d, "retainers", "--exact", "Leak", "--limit", "0")
-        after = self.counts(counts, self.runs)
+        after = request_counts(counts, self.runs)
         self.assertEqual(out["count"], 300)
         stacks = {s["profiling"]["ccs"] for m in out["matches"] for s in m["path"]}
         self.assertGreaterEqual(len(stacks), 2)
@@ -194,20 +194,6 @@ class ProfiledModes(unittest.TestCase):
             asked = after.get(command, 0) - before.get(command, 0)
             self.assertLessEqual(asked, 8, "%s asked %d times for %d steps (the generator "
                                  "has 8 stacks)" % (command, asked, 6 * out["count"]))
-
-    def counts(self, path, connections):
-        """The debuggee's request counts once it served `connections`."""
-        deadline = time.time() + 20
-        while time.time() < deadline:
-            try:
-                with open(path) as f:
-                    rows = dict(line.split() for line in f if line.strip())
-                if int(rows["connections"]) >= connections:
-                    return {k: int(v) for k, v in rows.items()}
-            except (OSError, KeyError, ValueError):
-                pass
-            time.sleep(0.02)
-        raise AssertionError("the debuggee did not report %d connections" % connections)
 
     def test_ldv(self):
         self.check_mode("ldv")
