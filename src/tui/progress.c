@@ -15,11 +15,13 @@
 
 #define REDRAW_NS 100000000L /* 10 redraws a second */
 #define POLL_NS 20000000L    /* keyboard at most every 20 ms */
+#define WAIT_SHOWN_MS 1000   /* a wait during work is named once it lasts this long */
 
 static struct {
     void (*redraw)(void *ctx);
     void *ctx;
     char what[128];
+    char line[160]; /* the work's last line: what and how far */
     bool working; /* between tui_progress_begin and tui_progress_reset */
     bool cancelled;
     long long last_draw, last_poll;
@@ -57,6 +59,7 @@ static void draw_line(const char *text) {
 
 void tui_progress_begin(const char *what) {
     snprintf(P.what, sizeof P.what, "%s", what);
+    snprintf(P.line, sizeof P.line, "%s", what);
     P.working = true;
     P.cancelled = false;
     P.last_poll = 0;
@@ -94,7 +97,7 @@ bool tui_progress_poll(void) {
         }
         if (k == KEY_RESIZE && P.redraw) {
             P.redraw(P.ctx);
-            draw_line(P.what);
+            draw_line(P.line);
         }
         /* other keys are dropped: nothing typed during the wait acts later */
     }
@@ -107,10 +110,29 @@ bool tui_progress(const char *what, uint64_t done, const char *unit) {
     long long t = now_ns();
     if (t - P.last_draw >= REDRAW_NS) {
         P.last_draw = t;
-        char text[160];
-        snprintf(text, sizeof text, "%s: %" PRIu64 " %s", what, done, unit ? unit : "");
+        snprintf(P.line, sizeof P.line, "%s: %" PRIu64 " %s", what, done, unit ? unit : "");
         snprintf(P.what, sizeof P.what, "%s", what);
-        draw_line(text);
+        draw_line(P.line);
     }
+    return true;
+}
+
+bool tui_progress_waiting(const char *request, int waited_ms) {
+    if (tui_progress_poll())
+        return false;
+    long long t = now_ns();
+    if (t - P.last_draw < REDRAW_NS)
+        return true;
+    P.last_draw = t;
+    char text[256];
+    if (!P.working)
+        snprintf(text, sizeof text, "waiting for the debuggee (%s): %d s", request,
+                 waited_ms / 1000);
+    else if (waited_ms < WAIT_SHOWN_MS)
+        snprintf(text, sizeof text, "%s", P.line);
+    else
+        snprintf(text, sizeof text, "%s; waiting for the debuggee (%s): %d s", P.line, request,
+                 waited_ms / 1000);
+    draw_line(text);
     return true;
 }

@@ -20,8 +20,9 @@ static bool on_wire_progress(void *ctx, uint32_t cmd, uint64_t bytes) {
     (void)ctx;
     if (tui_record_answering)
         return true; /* a recording's request, between keypresses: no footer, no keys */
-    const char *what = cmd == WIRE_CMD_ALL_BLOCKS ? "reading the heap" : "waiting for the debuggee";
-    return tui_progress(what, bytes >> 20, "MiB");
+    if (cmd == WIRE_CMD_ALL_BLOCKS)
+        return tui_progress("reading the heap", bytes >> 20, "MiB");
+    return !tui_progress_poll(); /* the wait's ticks show any other long answer */
 }
 
 static bool on_wire_wait(void *ctx, uint32_t cmd, int waited_ms) {
@@ -35,19 +36,10 @@ static bool on_wire_wait(void *ctx, uint32_t cmd, int waited_ms) {
     }
     if (tui_record_answering == TUI_RECORD_SETTLE && waited_ms < WIRE_WAIT_SLICE_MS)
         return !hs_interrupt_signal(); /* the settle looks for Esc between requests */
-    if (waited_ms < WIRE_WAIT_SLICE_MS) {
-        /* a quick answer shows nothing; only long work (a census of many
-           small requests) looks for Esc between them, and a row decoded for
-           the screen leaves typed-ahead keys alone */
-        if (!tui_progress_working())
-            return !hs_interrupt_signal();
-        return !hs_interrupt_signal() && !tui_progress_poll();
-    }
-    char what[96];
-    snprintf(what, sizeof what, "%swaiting for the debuggee (%s)",
-             tui_record_answering == TUI_RECORD_SETTLE ? "recording the pause: " : "",
-             cmd ? wire_command_name(cmd) : "connecting");
-    return tui_progress(what, (uint64_t)waited_ms / 1000, "s");
+    if (waited_ms < WIRE_WAIT_SLICE_MS && !tui_progress_working())
+        return !hs_interrupt_signal(); /* a row decoded for the screen: typed-ahead keys stay */
+    return !hs_interrupt_signal() &&
+           tui_progress_waiting(cmd ? wire_command_name(cmd) : "connecting", waited_ms);
 }
 
 /* What went wrong in the session but did not stop it (the cache). */

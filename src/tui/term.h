@@ -38,5 +38,10 @@ void tui_progress_reset(void);
 bool tui_progress_working(void);
 /* Polls the keyboard (at most every few ms); true when Esc was pressed. */
 bool tui_progress_poll(void);
+/* A wait on the debuggee for `request`: during long work the work's own
+ * line stays (its spinner moves) and names the wait once it lasts a second,
+ * so the work is never hidden by its requests; otherwise the wait is the
+ * line. False when Esc was pressed. */
+bool tui_progress_waiting(const char *request, int waited_ms);
 
 #endif

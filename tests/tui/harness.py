@@ -126,6 +126,11 @@ class Screen:
         self.lines = ["".join(c.ch for c in row) for row in self.cells]
         self.text = "\n".join(self.lines)
 
+    @property
+    def footer(self):
+        """The last line: progress, messages, key hints."""
+        return self.lines[-1] if self.lines else ""
+
     def rows_with(self, text):
         return [i for i, line in enumerate(self.lines) if text in line]
 

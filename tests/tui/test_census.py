@@ -214,7 +214,7 @@ class Census(TuiCase):
         t.keys("c")
         t.wait_text("census by", what="the census prompt")
         t.keys("Enter")
-        t.wait_regex(r"waiting for the debuggee|counting", what="the census at work")
+        t.wait_regex(r"counting.*\(Esc cancels\)", what="the census at work")
         t.keys("Escape")
         s = t.wait_text("census: cancelled", timeout=10, what="the cancel")
         self.assertEqual(s.lines[0], roots_title, "no census view:\n" + s.dump())

@@ -25,10 +25,6 @@ PROMPT = "Save snapshot as: "
 LOST = r"lost the connection to .*the debuggee (closed|reset) the\s*connection"
 
 
-def footer(s):
-    return s.lines[-1] if s.lines else ""
-
-
 class Faults(TuiCase):
     def searching(self, d, *args, **kw):
         """heapscope paused on d (no cache: nothing recorded beside) and
@@ -47,7 +43,7 @@ class Faults(TuiCase):
         t.keys("C-x")
         t.wait_text(PROMPT, what="the name prompt")
         t.type(name)
-        t.wait(lambda s: (PROMPT + name) in footer(s), "the typed name")
+        t.wait(lambda s: (PROMPT + name) in s.footer, "the typed name")
         t.keys("Enter")
         if replace:
             t.wait_regex(r"(?i)replace", what="the question before replacing")
@@ -99,7 +95,7 @@ class Faults(TuiCase):
         time.sleep(0.5)  # a few turns of the loop at that size
         self.assertTrue(t.running())
         t.resize(100, 30)
-        s = t.wait(lambda s: "matches" in footer(s), timeout=120,
+        s = t.wait(lambda s: "matches" in s.footer, timeout=120,
                    what="the search finishing at full size")
         self.assertRegex(s.text, r"\b%s\b" % d.plan["leak"]["constructor"])
         t.run_command("Redraw the screen")  # a full repaint: the resized screen is that

@@ -18,10 +18,6 @@ LONG = ("--timeout", "60000")  # a wait that only a cancel ends within a test
 QUESTION = r"(?i)(?=.*resume)(?=.*\by\b)(?=.*\bn\b)"
 
 
-def footer(s):
-    return s.lines[-1] if s.lines else ""
-
-
 def on_paused_screen(case, d):
     """heapscope started on d, which it finds paused; the screen says so."""
     t = case.tui(d.socket)
@@ -33,8 +29,8 @@ class Waits(TuiCase):
     def waiting(self, t, command):
         """The footer says what it waits for, and its spinner and seconds move."""
         s = t.wait_text("waiting for the debuggee (%s)" % command, what="the wait in the footer")
-        first = footer(s)
-        t.wait(lambda s: footer(s) != first and "waiting" in footer(s),
+        first = s.footer
+        t.wait(lambda s: s.footer != first and "waiting" in s.footer,
                "the spinner to move", timeout=5)
 
     def test_esc_cancels_a_silent_pause_and_is_not_replayed(self):

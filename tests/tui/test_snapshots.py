@@ -16,10 +16,6 @@ from harness import LEAK_ARGS, TuiCase, closure_row
 PROMPT = "Save snapshot as: "
 
 
-def footer(s):
-    return s.lines[-1] if s.lines else ""
-
-
 class Snapshots(TuiCase):
     def setUp(self):
         super().setUp()
@@ -43,7 +39,7 @@ class Snapshots(TuiCase):
         t.keys("C-x")
         t.wait_text(PROMPT, what="the name prompt")
         t.type(name)
-        t.wait(lambda s: (PROMPT + name) in footer(s), "the typed name")
+        t.wait(lambda s: (PROMPT + name) in s.footer, "the typed name")
         t.keys("Enter")
 
     def test_ctrl_x_saves_what_census_reads_like_live(self):
@@ -51,7 +47,7 @@ class Snapshots(TuiCase):
         t = self.paused(d)
         t.keys("C-x")
         s = t.wait_text(PROMPT, what="the name prompt")
-        default = footer(s).split(PROMPT, 1)[1].strip()
+        default = s.footer.split(PROMPT, 1)[1].strip()
         self.assertRegex(default, r"^leaky-\d{8}-\d{6}$", "PROGRAM-YYYYMMDD-HHMMSS")
         t.keys("Escape")
         t.wait_gone(PROMPT, what="Esc to close the prompt")
@@ -139,12 +135,12 @@ class Snapshots(TuiCase):
         t.wait_regex(r"Resume: a snapshot file cannot be resumed", what="why r does nothing")
         self.assertIsNotNone(closure_row(t.screen(), d.plan["leak"]["path"][0]), "the tree stays")
         t.keys("Escape")  # the message goes: the footer shows the keys that work here
-        s = t.wait(lambda s: "help" in footer(s), "the footer's keys")
-        self.assertRegex(footer(s), r"\^X save")
-        self.assertNotIn("resume", footer(s))
+        s = t.wait(lambda s: "help" in s.footer, "the footer's keys")
+        self.assertRegex(s.footer, r"\^X save")
+        self.assertNotIn("resume", s.footer)
         t.keys("C-x")
         s = t.wait_text(PROMPT)
-        self.assertRegex(footer(s), PROMPT + r"leaky-\d{8}-\d{6}", "named after the file's program")
+        self.assertRegex(s.footer, PROMPT + r"leaky-\d{8}-\d{6}", "named after the file's program")
         t.keys("Enter")
         s = t.wait_regex(r"saved leaky-\d{8}-\d{6}: \d+ closures", timeout=120)
         copy = os.path.join(self.home.snapshots, os.listdir(self.home.snapshots)[0])
@@ -224,7 +220,7 @@ class Snapshots(TuiCase):
         self.assertRegex(s.text, r"taken-by-ghc-debug: a snapshot, read-only")
         t.keys("C-x")
         s = t.wait_text(PROMPT)
-        self.assertRegex(footer(s), PROMPT + r"taken-by-ghc-debug-\d{8}-\d{6}",
+        self.assertRegex(s.footer, PROMPT + r"taken-by-ghc-debug-\d{8}-\d{6}",
                          "named after the file: ghc-debug does not record the program")
         t.keys("Enter")
         t.wait_regex(r"saved taken-by-ghc-debug-\d{8}-\d{6}: \d+ closures", timeout=120)
