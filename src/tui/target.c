@@ -38,8 +38,8 @@ static bool on_wire_wait(void *ctx, uint32_t cmd, int waited_ms) {
         return !hs_interrupt_signal(); /* the settle looks for Esc between requests */
     if (waited_ms < WIRE_WAIT_SLICE_MS && !tui_progress_working())
         return !hs_interrupt_signal(); /* a row decoded for the screen: typed-ahead keys stay */
-    return !hs_interrupt_signal() &&
-           tui_progress_waiting(cmd ? wire_command_name(cmd) : "connecting", waited_ms);
+    const char *request = cmd ? wire_command_name(cmd) : "to accept the connection";
+    return !hs_interrupt_signal() && tui_progress_waiting(request, waited_ms);
 }
 
 /* What went wrong in the session but did not stop it (the cache). */
