@@ -112,7 +112,8 @@ int tui_read_key(int timeout_ms);
 /* tui_read_key that also returns TUI_KEY_NONE as soon as fd is readable
  * (fd < 0: none), so other work can be done between keypresses. */
 int tui_read_key_or_fd(int timeout_ms, int fd);
-/* Puts keys back to be read first, in order (at most 16 are kept). */
+/* Puts keys back to be read first, in order (at most TUI_UNREAD_MAX are kept). */
+#define TUI_UNREAD_MAX 16
 void tui_unread_keys(const int *keys, size_t n);
 /* True when a key was typed that curses has not read yet (bytes waiting
  * on the terminal): work the user did not ask for can make way for it. */

@@ -218,9 +218,9 @@ static void handle_key(tui_app *app, int key) {
 static void lost(tui_app *app) {
     /* keys typed before (one may have cut a recording's wait short) act
        after: the wait of connecting again would drop them */
-    int typed[16];
+    int typed[TUI_UNREAD_MAX];
     size_t n = 0;
-    while (n < 16 && (typed[n] = tui_read_key(0)) != TUI_KEY_NONE)
+    while (n < TUI_UNREAD_MAX && (typed[n] = tui_read_key(0)) != TUI_KEY_NONE)
         n++;
     if (!reconnect(app))
         go_picker_lost(app, "the program may have exited");

@@ -20,7 +20,6 @@
 static struct {
     void (*redraw)(void *ctx);
     void *ctx;
-    char what[128];
     char line[160]; /* the work's last line: what and how far */
     bool working; /* between tui_progress_begin and tui_progress_reset */
     bool cancelled;
@@ -58,7 +57,6 @@ static void draw_line(const char *text) {
 }
 
 void tui_progress_begin(const char *what) {
-    snprintf(P.what, sizeof P.what, "%s", what);
     snprintf(P.line, sizeof P.line, "%s", what);
     P.working = true;
     P.cancelled = false;
@@ -104,14 +102,20 @@ bool tui_progress_poll(void) {
     return P.cancelled;
 }
 
+/* True at most ten times a second: the footer is drawn again. */
+static bool redraw_due(void) {
+    long long t = now_ns();
+    if (t - P.last_draw < REDRAW_NS)
+        return false;
+    P.last_draw = t;
+    return true;
+}
+
 bool tui_progress(const char *what, uint64_t done, const char *unit) {
     if (tui_progress_poll())
         return false;
-    long long t = now_ns();
-    if (t - P.last_draw >= REDRAW_NS) {
-        P.last_draw = t;
+    if (redraw_due()) {
         snprintf(P.line, sizeof P.line, "%s: %" PRIu64 " %s", what, done, unit ? unit : "");
-        snprintf(P.what, sizeof P.what, "%s", what);
         draw_line(P.line);
     }
     return true;
@@ -120,10 +124,8 @@ bool tui_progress(const char *what, uint64_t done, const char *unit) {
 bool tui_progress_waiting(const char *request, int waited_ms) {
     if (tui_progress_poll())
         return false;
-    long long t = now_ns();
-    if (t - P.last_draw < REDRAW_NS)
+    if (!redraw_due())
         return true;
-    P.last_draw = t;
     char text[256];
     if (!P.working)
         snprintf(text, sizeof text, "waiting for the debuggee (%s): %d s", request,

@@ -35,7 +35,7 @@ static struct {
     size_t n_era;
     int ext_keys[8][2]; /* terminfo's extended key codes -> our keys */
     size_t n_ext;
-    int pending[16];    /* codes read after an ESC that were keys of their own */
+    int pending[TUI_UNREAD_MAX]; /* codes read after an ESC that were keys of their own */
     size_t n_pending;
 } T;
 
