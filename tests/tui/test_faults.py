@@ -3,10 +3,11 @@ meets it in a terminal: the debuggee killed during a search and while a
 snapshot is saved, the terminal shrunk to 10x5 and back, SIGINT, SIGTERM
 and SIGHUP in the middle of a search and of a save, a file size limit
 (`ulimit -f`) and a full disk (a small tmpfs) under the cache's recording
-and a save, and heapscope killed (-9) while it saves over an older file. Each time one message says what
-happened, no snapshot is half-written under its name, the cache opens next
-time, and the terminal is given back cooked (test_terminal.py: idle cases;
-test_interrupt.py: signals while paused or waiting)."""
+and a save, and heapscope killed (-9) while it saves over an older file.
+Each time one message says what happened, no snapshot is half-written
+under its name, the cache opens next time, and the terminal is given back
+cooked (test_terminal.py: idle cases; test_interrupt.py: signals while
+paused or waiting)."""
 import json
 import os
 import re
