@@ -31,7 +31,8 @@ class Program:
         self.counts_path = os.path.join(tmp, "counts")
         if os.path.exists(self.counts_path):
             os.remove(self.counts_path)
-        env = dict(os.environ, GHC_DEBUG_SOCKET=self.socket,
+        # GHCRTS: no idle GC, which would move closures between two commands
+        env = dict(os.environ, GHC_DEBUG_SOCKET=self.socket, GHCRTS="-I0",
                    HEAPSCOPE_STUB_COUNT=self.counts_path)
         self.log = open(os.path.join(tmp, "stderr"), "w+")
         self.proc = subprocess.Popen([path], stdin=subprocess.PIPE, stdout=self.log,

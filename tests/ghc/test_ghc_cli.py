@@ -34,6 +34,10 @@ class Program:
         self.log = open(os.path.join(self.dir.name, "stderr"), "w+")
         env = dict(os.environ)
         env.pop("GHC_DEBUG_SOCKET", None)
+        # no idle GC: a program waiting on its stdin must not move its
+        # closures between two commands of a test (the threaded RTS runs a
+        # major GC once it has been idle for 0.3 s)
+        env["GHCRTS"] = "-I0"
         if xdg:
             env["XDG_DATA_HOME"] = self.dir.name
         else:
