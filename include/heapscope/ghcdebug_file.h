@@ -29,8 +29,10 @@
 
 typedef struct ghcdebug_file ghcdebug_file;
 
-/* One block group: ALL_BLOCKS' groups plus those of BLOCK entries that do
- * not overlap them, sorted by start; data points into the file's bytes. */
+/* One block group: ALL_BLOCKS' groups as recorded (a group may be there
+ * twice; heap_open keeps the first copy and refuses other overlaps) plus
+ * those of BLOCK entries that overlap none of them, sorted by start, then
+ * file order; data points into the file's bytes. */
 typedef struct ghcdebug_block {
     uint64_t start;
     uint32_t len;

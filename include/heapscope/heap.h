@@ -137,7 +137,11 @@ heap_source heap_source_live(wire_conn *c);
 typedef struct heap heap;
 
 /* Fetches VERSION, ROOTS, SAVED_OBJECTS and ALL_BLOCKS and indexes the
- * blocks. The source must stay valid until heap_free. */
+ * blocks. A group listed again with the same start, length and bytes (the
+ * RTS lists each empty pinned group once per capability) is kept once, the
+ * copy listed first, as ghc-debug does; groups that overlap otherwise (or
+ * share a start with other bytes or another length) are an HS_ERR_PROTOCOL
+ * error. The source must stay valid until heap_free. */
 hs_status heap_open(heap_source src, heap **out, hs_error *err);
 /* After a resume and a new pause: drops everything read from the heap
  * (roots, saved objects, blocks, static closures) and fetches it again,
@@ -152,6 +156,7 @@ const wire_version *heap_version(const heap *h);
 unsigned heap_header_bytes(const heap *h);
 const wire_ptr_list *heap_roots(const heap *h);
 const wire_ptr_list *heap_saved_objects(const heap *h);
+/* Block groups and their bytes, each group counted once (heap_open). */
 size_t heap_block_count(const heap *h);
 uint64_t heap_block_bytes(const heap *h);
 /* The VERSION profiling mode (enum wire_prof_mode). */

@@ -15,8 +15,9 @@
 
 #include "heapscope/heap.h"
 
-/* Block groups; data is NULL for a group a lazy source has not loaded
- * (heap_load_all_blocks loads them all). */
+/* Block groups, each once (an identical copy the source listed again is
+ * left out: heap_open); data is NULL for a group a lazy source has not
+ * loaded (heap_load_all_blocks loads them all). */
 typedef hs_status (*heap_block_fn)(void *ctx, const heap_block *b, hs_error *err);
 hs_status heap_foreach_block(const heap *h, heap_block_fn fn, void *ctx, hs_error *err);
 

@@ -23,7 +23,8 @@ static bool next_entry(const u64map *m, size_t *i, uint64_t *key, const void **v
 hs_status heap_foreach_block(const heap *h, heap_block_fn fn, void *ctx, hs_error *err) {
     hs_status st = HS_OK;
     for (size_t i = 0; st == HS_OK && i < h->blocks.count; i++)
-        st = fn(ctx, &h->blocks.items[i], err);
+        if (!heap_group_dropped(h, i))
+            st = fn(ctx, &h->blocks.items[i], err);
     return st;
 }
 

@@ -14,10 +14,13 @@
  * them (one far block must not make it span terabytes). */
 #define RANGE_SLACK_BLOCKS UINT64_C(256)
 
+/* By start, then by place in the list: of a group listed twice, the copy
+ * listed first comes first. */
 static int cmp_start(const void *a, const void *b, void *ctx) {
     const heap_block_list *bl = ctx;
-    uint64_t x = bl->items[*(const uint32_t *)a].start, y = bl->items[*(const uint32_t *)b].start;
-    return x < y ? -1 : x > y;
+    uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+    uint64_t x = bl->items[i].start, y = bl->items[j].start;
+    return x != y ? (x < y ? -1 : 1) : (i > j) - (i < j);
 }
 
 /* Block-aligned [lo, hi) of a group; false when it wraps the address space. */
@@ -78,6 +81,79 @@ static hs_status make_ranges(heap *h, const uint32_t *sorted, size_t n, hs_error
     return HS_OK;
 }
 
+/* End of a group, UINT64_MAX when it wraps (make_ranges refuses it). */
+static uint64_t group_end(const heap_block *b) {
+    uint64_t end = b->start + b->len;
+    return end < b->start ? UINT64_MAX : end;
+}
+
+/* Sets *same to whether groups a and b (of one start and length) hold the
+ * same bytes, loading them from a lazy source first. */
+static hs_status same_bytes(heap *h, uint32_t a, uint32_t b, bool *same, hs_error *err) {
+    *same = true;
+    if (h->blocks.items[a].len == 0)
+        return HS_OK;
+    hs_status st = heap_load_group(h, a, err);
+    if (st == HS_OK)
+        st = heap_load_group(h, b, err);
+    if (st == HS_OK)
+        *same = !memcmp(h->blocks.items[a].data, h->blocks.items[b].data,
+                        h->blocks.items[a].len);
+    return st;
+}
+
+/* Walks the groups sorted by start (then list order) and keeps, in
+ * sorted[0 .. *n), one copy of each: a group listed again with the same
+ * start, length and bytes is dropped (the RTS lists each empty pinned group
+ * once per capability; ghc-debug keeps the first copy, and so does this).
+ * Any other overlap is refused: the heap would hold two different answers
+ * for one address. */
+static hs_status drop_copies(heap *h, uint32_t *sorted, size_t *n, hs_error *err) {
+    size_t kept = 0;
+    const heap_block *reach = NULL; /* the kept group reaching farthest so far */
+    for (size_t k = 0; k < *n; k++) {
+        uint32_t g = sorted[k];
+        const heap_block *b = &h->blocks.items[g];
+        size_t j = kept; /* an earlier copy: a kept group of the same start and length */
+        while (j > 0 && h->blocks.items[sorted[j - 1]].start == b->start &&
+               h->blocks.items[sorted[j - 1]].len != b->len)
+            j--;
+        if (j > 0 && h->blocks.items[sorted[j - 1]].start == b->start) {
+            bool same;
+            hs_status st = same_bytes(h, sorted[j - 1], g, &same, err);
+            if (st != HS_OK)
+                return st;
+            if (!same)
+                return hs_fail(err, HS_ERR_PROTOCOL,
+                               "the block group at 0x%llx (%u bytes) is listed twice with "
+                               "different bytes",
+                               (unsigned long long)b->start, b->len);
+            if (!h->dropped && !(h->dropped = calloc(h->blocks.count, 1)))
+                return hs_fail(err, HS_ERR_NOMEM, "out of memory indexing %zu block groups",
+                               h->blocks.count);
+            h->dropped[g] = 1;
+            h->n_dropped++;
+            continue;
+        }
+        if (b->len > 0 && reach && b->start < group_end(reach)) {
+            if (b->start == reach->start)
+                return hs_fail(err, HS_ERR_PROTOCOL,
+                               "the block group at 0x%llx is listed twice with different "
+                               "lengths (%u and %u bytes)",
+                               (unsigned long long)b->start, reach->len, b->len);
+            return hs_fail(err, HS_ERR_PROTOCOL,
+                           "the block groups at 0x%llx (%u bytes) and 0x%llx (%u bytes) overlap",
+                           (unsigned long long)reach->start, reach->len,
+                           (unsigned long long)b->start, b->len);
+        }
+        sorted[kept++] = g;
+        if (b->len > 0 && (!reach || group_end(b) > group_end(reach)))
+            reach = b;
+    }
+    *n = kept;
+    return HS_OK;
+}
+
 static hs_status index_blocks(heap *h, hs_error *err) {
     size_t n = h->blocks.count;
     if (n > UINT32_MAX - 1)
@@ -85,32 +161,32 @@ static hs_status index_blocks(heap *h, hs_error *err) {
     uint32_t *sorted = malloc((n ? n : 1) * sizeof *sorted);
     if (!sorted)
         return hs_fail(err, HS_ERR_NOMEM, "out of memory indexing %zu block groups", n);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++)
         sorted[i] = (uint32_t)i;
-        h->block_bytes += h->blocks.items[i].len;
-    }
     qsort_r(sorted, n, sizeof *sorted, cmp_start, &h->blocks);
-    hs_status st = make_ranges(h, sorted, n, err);
-    free(sorted);
-    if (st != HS_OK)
-        return st;
+    hs_status st = drop_copies(h, sorted, &n, err);
+    for (size_t k = 0; st == HS_OK && k < n; k++)
+        h->block_bytes += h->blocks.items[sorted[k]].len;
+    if (st == HS_OK)
+        st = make_ranges(h, sorted, n, err);
     uint64_t table_blocks = h->words >> (BLOCK_SHIFT - 3);
-    if (table_blocks == 0)
-        return HS_OK;
-    if (table_blocks > SIZE_MAX / sizeof *h->block_table ||
-        !(h->block_table = calloc((size_t)table_blocks, sizeof *h->block_table)))
-        return hs_fail(err, HS_ERR_NOMEM, "out of memory indexing %llu blocks",
-                       (unsigned long long)table_blocks);
-    for (size_t i = 0; i < n; i++) {
-        const heap_block *b = &h->blocks.items[i];
+    if (st == HS_OK && table_blocks > 0 &&
+        (table_blocks > SIZE_MAX / sizeof *h->block_table ||
+         !(h->block_table = calloc((size_t)table_blocks, sizeof *h->block_table))))
+        st = hs_fail(err, HS_ERR_NOMEM, "out of memory indexing %llu blocks",
+                     (unsigned long long)table_blocks);
+    for (size_t k = 0; st == HS_OK && table_blocks > 0 && k < n; k++) {
+        uint32_t g = sorted[k];
+        const heap_block *b = &h->blocks.items[g];
         uint64_t lo, hi, word;
         if (b->len == 0 || !group_extent(b, &lo, &hi) || !heap_dense_word(h, lo, &word))
             continue;
         uint64_t first = word >> (BLOCK_SHIFT - 3), count = (hi - lo) >> BLOCK_SHIFT;
-        for (uint64_t k = first; k < first + count; k++)
-            h->block_table[k] = (uint32_t)i + 1;
+        for (uint64_t i = first; i < first + count; i++)
+            h->block_table[i] = g + 1;
     }
-    return HS_OK;
+    free(sorted);
+    return st;
 }
 
 /* The range holding addr, or NULL. */
@@ -248,6 +324,8 @@ hs_status heap_load_group(heap *h, size_t g, hs_error *err) {
 
 hs_status heap_load_all_blocks(heap *h, hs_error *err) {
     for (size_t g = 0; g < h->blocks.count; g++) {
+        if (heap_group_dropped(h, g))
+            continue;
         hs_status st = heap_load_group(h, g, err);
         if (st != HS_OK)
             return st;
@@ -262,8 +340,11 @@ static void drop_heap_contents(heap *h) {
     heap_block_list_free(&h->blocks);
     free(h->ranges);
     free(h->block_table);
+    free(h->dropped);
     h->ranges = NULL;
     h->block_table = NULL;
+    h->dropped = NULL;
+    h->n_dropped = 0;
     h->n_ranges = h->big = 0;
     h->big_lo = h->big_bytes = 0;
     h->words = h->block_bytes = 0;
@@ -323,6 +404,6 @@ const wire_version *heap_version(const heap *h) { return &h->version; }
 unsigned heap_header_bytes(const heap *h) { return h->header_bytes; }
 const wire_ptr_list *heap_roots(const heap *h) { return &h->roots; }
 const wire_ptr_list *heap_saved_objects(const heap *h) { return &h->saved; }
-size_t heap_block_count(const heap *h) { return h->blocks.count; }
+size_t heap_block_count(const heap *h) { return h->blocks.count - h->n_dropped; }
 uint64_t heap_block_bytes(const heap *h) { return h->block_bytes; }
 uint8_t heap_prof_mode(const heap *h) { return h->version.prof_mode; }

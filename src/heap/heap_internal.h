@@ -41,6 +41,13 @@ struct heap {
     uint64_t words; /* dense words of all ranges */
     uint32_t *block_table;
     uint64_t block_bytes;
+    /* identical copies of a group listed before them (same start, length
+     * and bytes: the RTS lists an empty pinned group once per capability),
+     * left in `blocks` so a lazy source's group numbers stay valid but
+     * indexed, counted and exported once: dropped[g] is 1 for a copy;
+     * NULL when there is none */
+    uint8_t *dropped;
+    size_t n_dropped;
 
     u64map statics;      /* address -> heap_static_image* */
     u64map infos;        /* info pointer -> heap_info* */
@@ -94,6 +101,11 @@ typedef hs_status (*heap_refuse_fn)(heap *h, uint64_t key, const hs_error *why, 
  * whole batch (or the command). */
 hs_status heap_fetch_split(heap *h, const uint64_t *keys, size_t n, heap_fetch_fn fetch,
                            heap_refuse_fn refuse, hs_error *err);
+
+/* True when group g is an identical copy of an earlier one (h->dropped). */
+static inline bool heap_group_dropped(const heap *h, size_t g) {
+    return h->dropped && h->dropped[g];
+}
 
 /* Index of the block group holding addr, or -1. */
 long heap_find_group(const heap *h, uint64_t addr);

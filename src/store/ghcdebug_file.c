@@ -302,18 +302,25 @@ static hs_status add_blocks(ghcdebug_file *f, const gd_entry *e, size_t *cap, hs
     return HS_OK;
 }
 
+/* By start, then by place in the file (data points into its bytes): of a
+ * group recorded twice, the first copy comes first. */
 static int block_cmp(const void *a, const void *b) {
     const ghcdebug_block *x = a, *y = b;
-    return x->start < y->start ? -1 : x->start > y->start;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return (x->data > y->data) - (x->data < y->data);
 }
 
 static bool overlaps(const ghcdebug_block *a, const ghcdebug_block *b) {
     return a->start < b->start + b->len && b->start < a->start + a->len;
 }
 
-/* ALL_BLOCKS' groups, which must not overlap, then the BLOCK entries'
- * groups that are not empty and overlap none of them (ghc-debug lets the
- * ALL_BLOCKS group win too); sorted by start. */
+/* ALL_BLOCKS' groups as recorded, then the BLOCK entries' groups that are
+ * not empty and overlap none of them (ghc-debug lets the ALL_BLOCKS group
+ * win too); sorted by start, then file order. ALL_BLOCKS may hold a group
+ * twice (the RTS lists each empty pinned group once per capability): the
+ * heap keeps the first copy and refuses groups that overlap otherwise
+ * (heap_open), as it does for every source. */
 static hs_status collect_blocks(ghcdebug_file *f, hs_error *err) {
     size_t cap = 0;
     const gd_entry *all = gd_find(f, WIRE_CMD_ALL_BLOCKS, 0, 0);
@@ -321,16 +328,7 @@ static hs_status collect_blocks(ghcdebug_file *f, hs_error *err) {
         hs_status st = add_blocks(f, all, &cap, err);
         if (st != HS_OK)
             return st;
-        if (f->n_blocks > 1)
-            qsort(f->blocks, f->n_blocks, sizeof *f->blocks, block_cmp);
-        for (size_t i = 1; i < f->n_blocks; i++)
-            if (overlaps(&f->blocks[i - 1], &f->blocks[i]))
-                return hs_fail(err, HS_ERR_PROTOCOL,
-                               "the ALL_BLOCKS groups at 0x%llx and 0x%llx overlap",
-                               (unsigned long long)f->blocks[i - 1].start,
-                               (unsigned long long)f->blocks[i].start);
     }
-    size_t n_all = f->n_blocks;
     for (size_t i = 0; i < f->n_entries; i++) {
         const gd_entry *e = &f->entries[i];
         if (e->cmd != WIRE_CMD_BLOCK)
@@ -346,7 +344,7 @@ static hs_status collect_blocks(ghcdebug_file *f, hs_error *err) {
         if (!keep)
             f->n_blocks = before;
     }
-    if (f->n_blocks > n_all)
+    if (f->n_blocks > 1)
         qsort(f->blocks, f->n_blocks, sizeof *f->blocks, block_cmp);
     return HS_OK;
 }

@@ -107,6 +107,11 @@ typedef struct synth_process {
 
     uint64_t ccs_main; /* profiled only: root cost-centre stack, else 0 */
 
+    /* ALL_BLOCKS sends every pinned group (SYNTH_BF_PINNED) a second time,
+     * byte for byte, after all the groups: the real RTS lists each empty
+     * pinned group once per capability (ghc-debug keeps the first copy) */
+    bool duplicate_pinned;
+
     /* JSON text describing what was planted (see synth_gen.h), owned */
     char *plan_json;
 } synth_process;

@@ -84,6 +84,7 @@ static void assemble(sg_ctx *c, synth_process *out) {
     out->ghc_major = 910;
     out->ghc_patch = 1;
     out->prof_mode = c->prof_mode;
+    out->duplicate_pinned = c->opt->duplicate_pinned;
     out->regions = sg_alloc_mem(c, (2 + c->heap.n_runs) * sizeof *out->regions);
 
     sg_buf_align(c, &c->strs, 8, 0);

@@ -63,6 +63,9 @@ typedef struct synth_options {
     uint64_t grow_per_pause;      /* Span closures the program adds at each resume
                                      (synth_gen_grow.c); 0 = none */
     uint64_t grow_rounds;         /* resumes so far: rounds of growth in the heap */
+    bool duplicate_pinned;        /* ALL_BLOCKS lists every pinned group twice, as the
+                                     real RTS lists an empty pinned group once per
+                                     capability (synth_process.duplicate_pinned) */
 } synth_options;
 
 void synth_options_default(synth_options *o);

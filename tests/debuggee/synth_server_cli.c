@@ -67,6 +67,9 @@ static const char usage[] =
     "                           'connections N' and 'COMMAND N'; replaced atomically)\n"
     "  --answer-delay MS        wait MS milliseconds before serving each request\n"
     "                           (a slow debuggee)\n"
+    "  --duplicate-pinned       ALL_BLOCKS lists every pinned block group a second\n"
+    "                           time, byte for byte, after the others (the real RTS\n"
+    "                           lists each empty pinned group once per capability)\n"
     "%s"
     "  --help                   this text\n"
     "\n"
@@ -192,6 +195,10 @@ int synth_cli_parse(int argc, char **argv, synth_cli *cli, synth_options *gen, c
         }
         if (strcmp(a, "--saved-shortcut") == 0) {
             gen->saved_shortcut = true;
+            continue;
+        }
+        if (strcmp(a, "--duplicate-pinned") == 0) {
+            gen->duplicate_pinned = true;
             continue;
         }
         if (strcmp(a, "--plan-only") == 0) {

@@ -354,6 +354,11 @@ static void cmd_all_blocks(const synth_process *p, synth_out *o) {
         read_group(p, p->group_starts[i], &g);
         write_group(o, &g);
     }
+    for (size_t i = 0; p->duplicate_pinned && i < p->n_groups && !o->failed; i++) {
+        read_group(p, p->group_starts[i], &g);
+        if (g.flags & SYNTH_BF_PINNED) /* as another capability lists it */
+            write_group(o, &g);
+    }
     synth_finish(o, SYNTH_OKAY);
 }
 

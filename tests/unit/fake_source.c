@@ -101,6 +101,19 @@ void fake_add_static(fake_source *f, uint64_t addr, uint32_t len) {
     add_region(f, addr, len, false);
 }
 
+static region *find_region(fake_source *f, uint64_t addr, size_t n);
+
+void fake_add_block_copy(fake_source *f, uint64_t start, uint32_t len) {
+    region *r = find_region(f, start, len);
+    if (!r) {
+        fprintf(stderr, "fake_source: no memory to copy at 0x%llx\n", (unsigned long long)start);
+        abort();
+    }
+    const uint8_t *from = r->data + (start - r->start);
+    add_region(f, start, len, true);
+    memcpy(f->regions[f->n_regions - 1].data, from, len);
+}
+
 static region *find_region(fake_source *f, uint64_t addr, size_t n) {
     for (size_t i = 0; i < f->n_regions; i++) {
         region *r = &f->regions[i];
@@ -256,7 +269,13 @@ static hs_status op_load_block(void *self, heap_block_list *out, size_t i, hs_er
     f->counts.load_block++;
     if (i >= out->count)
         return hs_fail(err, HS_ERR_INTERNAL, "fake: no block group %zu", i);
-    region *r = find_region(f, out->items[i].start, out->items[i].len);
+    region *r = NULL; /* the i-th block region (ALL_BLOCKS' order), else by address */
+    for (size_t k = 0, b = 0; k < f->n_regions && !r; k++)
+        if (f->regions[k].block && b++ == i && f->regions[k].start == out->items[i].start &&
+            f->regions[k].len == out->items[i].len)
+            r = &f->regions[k];
+    if (!r)
+        r = find_region(f, out->items[i].start, out->items[i].len);
     if (!r || !r->block)
         return hs_fail(err, HEAP_UNAVAILABLE, "fake: block group %zu is gone", i);
     uint8_t *copy = xcalloc(r->len, 1);

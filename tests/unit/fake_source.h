@@ -37,6 +37,11 @@ fake_counts *fake_counts_of(fake_source *f);
  * both before heap_open. */
 void fake_add_block(fake_source *f, uint64_t start, uint32_t len);
 void fake_add_static(fake_source *f, uint64_t addr, uint32_t len);
+/* Lists a block group again, as the RTS lists an empty pinned group once
+ * per capability: a new group of len bytes at start holding a copy of the
+ * memory there now. Writes (fake_w*) go to the first group at an address,
+ * so writing after the copy makes the two differ. */
+void fake_add_block_copy(fake_source *f, uint64_t start, uint32_t len);
 void fake_w8(fake_source *f, uint64_t addr, uint8_t v);
 void fake_w16(fake_source *f, uint64_t addr, uint16_t v);
 void fake_w32(fake_source *f, uint64_t addr, uint32_t v);

@@ -225,17 +225,7 @@ Test(ghcdebug_file, structural_errors) {
     parse_bad(g.b, g.len, "recorded twice");
     gdb_free(&g);
 
-    gdb_init(&g, 0); /* ALL_BLOCKS groups that overlap */
-    gdb_version(&g, 910, 1, 0, 1);
-    gdb_request(&g, WIRE_CMD_ALL_BLOCKS, 0, 0);
-    gdb_be64(&g, 2);
-    static const uint8_t data[8192];
-    gdb_block(&g, 0, 0x4200000000, data, 8192);
-    gdb_block(&g, 0, 0x4200001000, data, 4096);
-    gdb_finish(&g);
-    parse_bad(g.b, g.len, "overlap");
-    gdb_free(&g);
-
+    static const uint8_t data[16];
     gdb_init(&g, 0); /* a block longer than the file */
     gdb_version(&g, 910, 1, 0, 1);
     gdb_request(&g, WIRE_CMD_BLOCK, 0x4200000000, 0);
@@ -252,6 +242,91 @@ Test(ghcdebug_file, structural_errors) {
     gdb_finish(&g);
     parse_bad(g.b, g.len, "elements");
     gdb_free(&g);
+}
+
+/* A file whose ALL_BLOCKS holds the groups `starts` (lengths `lens`, the
+ * bytes of group i all `fill[i]`), with ROOTS and SAVED_OBJECTS so that a
+ * heap opens on it. */
+static void blocks_file(gdb *g, size_t n, const uint64_t *starts, const uint32_t *lens,
+                        const uint8_t *fill) {
+    static uint8_t data[8192];
+    gdb_init(g, 0);
+    gdb_version(g, 906, 6, 0, 1);
+    gdb_ptr_list(g, WIRE_CMD_ROOTS, NULL, 0);
+    gdb_ptr_list(g, WIRE_CMD_SAVED_OBJECTS, NULL, 0);
+    gdb_request(g, WIRE_CMD_ALL_BLOCKS, 0, 0);
+    gdb_be64(g, n);
+    for (size_t i = 0; i < n; i++) {
+        memset(data, fill[i], sizeof data);
+        gdb_block(g, 0, starts[i], data, lens[i]);
+    }
+    gdb_finish(g);
+}
+
+/* heap_open on the file's source: HS_OK with the heap in *h, or the error. */
+static hs_status open_heap(ghcdebug_file *f, heap **h, hs_error *err) {
+    *h = NULL;
+    return heap_open(ghcdebug_file_source(f), h, err);
+}
+
+/* ghc-debug 0.6 writes each empty pinned group twice (the RTS lists it once
+ * per capability, byte for byte): the file keeps both, in file order, and
+ * the heap keeps the first copy and counts the group once. */
+Test(ghcdebug_file, all_blocks_with_a_group_twice) {
+    const uint64_t starts[] = {0x4200414000, 0x4200000000, 0x4200414000};
+    const uint32_t lens[] = {4096, 8192, 4096};
+    const uint8_t fill[] = {7, 1, 7};
+    gdb g;
+    blocks_file(&g, 3, starts, lens, fill);
+    ghcdebug_file *f = parse_ok(&g);
+    size_t nb;
+    const ghcdebug_block *b = ghcdebug_file_blocks(f, &nb);
+    cr_assert_eq(nb, 3);
+    cr_assert(b[0].start == 0x4200000000 && b[1].start == 0x4200414000 &&
+              b[2].start == 0x4200414000);
+    cr_assert_lt(b[1].data, b[2].data, "file order among copies");
+    heap *h;
+    hs_error err = {0};
+    cr_assert_eq(open_heap(f, &h, &err), HS_OK, "%s", err.message);
+    cr_assert_eq(heap_block_count(h), 2);
+    cr_assert_eq(heap_block_bytes(h), 8192 + 4096);
+    size_t len = 0;
+    const uint8_t *at = heap_memory_cached(h, 0x4200414000, &len);
+    cr_assert(at == b[1].data && len == 4096, "the first copy is kept");
+    heap_free(h);
+    ghcdebug_file_free(f);
+    gdb_free(&g);
+}
+
+/* Groups that overlap otherwise are read from the file but refused by the
+ * heap, naming them. */
+Test(ghcdebug_file, all_blocks_that_overlap_are_refused) {
+    static const struct {
+        uint64_t starts[2];
+        uint32_t lens[2];
+        uint8_t fill[2];
+        const char *want;
+    } cases[] = {
+        {{0x4200000000, 0x4200001000}, {8192, 4096}, {0, 0},
+         "the block groups at 0x4200000000 (8192 bytes) and 0x4200001000 (4096 bytes) overlap"},
+        {{0x4200414000, 0x4200414000}, {4096, 4096}, {0, 1},
+         "the block group at 0x4200414000 (4096 bytes) is listed twice with different bytes"},
+        {{0x4200414000, 0x4200414000}, {4096, 8192}, {0, 0},
+         "the block group at 0x4200414000 is listed twice with different lengths (4096 and "
+         "8192 bytes)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        gdb g;
+        blocks_file(&g, 2, cases[i].starts, cases[i].lens, cases[i].fill);
+        ghcdebug_file *f = parse_ok(&g);
+        heap *h;
+        hs_error err = {0};
+        cr_assert_neq(open_heap(f, &h, &err), HS_OK, "case %zu accepted", i);
+        cr_assert_null(h);
+        cr_assert_str_eq(err.message, cases[i].want);
+        ghcdebug_file_free(f);
+        gdb_free(&g);
+    }
 }
 
 /* Files of older ghc-debug: VERSION answers of 8 bytes (two u32) or 4. */

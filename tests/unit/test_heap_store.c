@@ -1,6 +1,7 @@
 /* The heap's store across pauses, its address index, and source-location
  * splitting. */
 #include "heap_test.h"
+#include "heapscope/heap_export.h"
 #include "heapscope/query.h"
 
 #define CON_INFO UINT64_C(0x4f8e28)
@@ -205,4 +206,121 @@ Test(heap_store, a_refused_batch_is_split_in_halves) {
     for (size_t i = 0; i < N; i++)
         cr_assert_eq(heap_memory_cached(t.h, addrs[i], &len) != NULL, i != N / 3, "%zu", i);
     ht_fini(&t);
+}
+
+/* ---- a block group listed twice ------------------------------------- */
+
+#define DUP UINT64_C(0x4200200000) /* a group the source lists twice */
+#define DUP_LEN 0x1000u
+
+static hs_status count_block(void *ctx, const heap_block *b, hs_error *err) {
+    (void)b, (void)err;
+    ++*(unsigned *)ctx;
+    return HS_OK;
+}
+
+/* The RTS lists each empty pinned group once per capability, byte for
+ * byte: the heap keeps the first copy and counts, indexes and exports the
+ * group once (eager and lazy sources alike); a closure in it decodes. */
+Test(heap_store, identical_copies_are_kept_once) {
+    for (int lazy = 0; lazy < 2; lazy++) {
+        ht t;
+        ht_init(&t, false);
+        fake_set_lazy(t.f, lazy);
+        fake_add_block(t.f, DUP, DUP_LEN);
+        fake_con(t.f, CON_INFO, HS_CONSTR_0_1, 0, 1, "main:Main.Leak");
+        fake_w64(t.f, ht_hdr(&t, DUP + 0x40, CON_INFO), 42);
+        fake_add_block_copy(t.f, DUP, DUP_LEN);
+        fake_add_block(t.f, DUP + 0x10000, DUP_LEN);
+        fake_add_block_copy(t.f, DUP, DUP_LEN); /* a third capability, after another group */
+        ht_open(&t);
+        cr_assert_eq(heap_block_count(t.h), 3, "lazy %d: groups counted once", lazy);
+        cr_assert_eq(heap_block_bytes(t.h), BLK_LEN + 2 * DUP_LEN, "lazy %d", lazy);
+        unsigned exported = 0;
+        cr_assert_eq(heap_foreach_block(t.h, count_block, &exported, &t.err), HS_OK);
+        cr_assert_eq(exported, 3, "lazy %d: exported (and so stored) once", lazy);
+        cr_assert(heap_in_blocks(t.h, DUP + DUP_LEN - 8));
+        ht_ok(&t, DUP + 0x40);
+        cr_assert_eq(t.c.n_words, 1);
+        cr_assert_eq(t.c.words[0], 42);
+        heap_closure_free(&t.c);
+        cr_assert_eq(heap_load_all_blocks(t.h, &t.err), HS_OK, "%s", t.err.message);
+        /* a new pause lists them again: still once */
+        cr_assert_eq(heap_refresh(t.h, &t.err), HS_OK, "%s", t.err.message);
+        cr_assert_eq(heap_block_count(t.h), 3, "lazy %d: after a refresh", lazy);
+        cr_assert_eq(heap_block_bytes(t.h), BLK_LEN + 2 * DUP_LEN);
+        heap_free(t.h);
+        fake_free(t.f);
+    }
+}
+
+/* heap_open on the fake source fails with a one-line message holding
+ * `want` (eager and lazy). */
+static void open_refused(void (*add)(fake_source *f), const char *want) {
+    for (int lazy = 0; lazy < 2; lazy++) {
+        ht t;
+        ht_init(&t, false);
+        fake_set_lazy(t.f, lazy);
+        add(t.f);
+        t.h = NULL;
+        cr_assert_neq(heap_open(fake_heap_source(t.f), &t.h, &t.err), HS_OK,
+                      "lazy %d: accepted (%s)", lazy, want);
+        cr_assert_null(t.h);
+        cr_assert(strstr(t.err.message, want) && !strchr(t.err.message, '\n'),
+                  "lazy %d: '%s' lacks '%s'", lazy, t.err.message, want);
+        fake_free(t.f);
+    }
+}
+
+static void add_partial_overlap(fake_source *f) {
+    fake_add_block(f, DUP, 2 * DUP_LEN);
+    fake_add_block(f, DUP + DUP_LEN, 2 * DUP_LEN); /* its second half again, and more */
+}
+
+static void add_other_bytes(fake_source *f) {
+    fake_add_block(f, DUP, DUP_LEN);
+    fake_add_block_copy(f, DUP, DUP_LEN);
+    fake_w8(f, DUP + DUP_LEN - 1, 1); /* the first copy only */
+}
+
+static void add_other_length(fake_source *f) {
+    fake_add_block(f, DUP, DUP_LEN);
+    fake_add_block(f, DUP, 2 * DUP_LEN);
+}
+
+static void add_inside(fake_source *f) { /* inside the test's group at BLK, listed first */
+    fake_add_block(f, BLK + 0x1000, 0x1000);
+}
+
+/* Any other overlap stays an error: two answers for one address. */
+Test(heap_store, overlaps_other_than_copies_are_refused) {
+    open_refused(add_partial_overlap,
+                 "the block groups at 0x4200200000 (8192 bytes) and 0x4200201000 (8192 bytes) "
+                 "overlap");
+    open_refused(add_other_bytes,
+                 "the block group at 0x4200200000 (4096 bytes) is listed twice with different "
+                 "bytes");
+    open_refused(add_other_length,
+                 "the block group at 0x4200200000 is listed twice with different lengths "
+                 "(4096 and 8192 bytes)");
+    open_refused(add_inside, "the block groups at 0x4200100000 (16384 bytes) and 0x4200101000 "
+                             "(4096 bytes) overlap");
+}
+
+/* A refresh that meets an overlap leaves the heap empty but valid, and
+ * the heap figures at zero. */
+Test(heap_store, a_refused_refresh_leaves_no_copies_counted) {
+    ht t;
+    ht_init(&t, false);
+    fake_add_block(t.f, DUP, DUP_LEN);
+    fake_add_block_copy(t.f, DUP, DUP_LEN);
+    ht_open(&t);
+    cr_assert_eq(heap_block_count(t.h), 2);
+    fake_w8(t.f, DUP, 1); /* the program ran: now the copies differ */
+    cr_assert_neq(heap_refresh(t.h, &t.err), HS_OK);
+    cr_assert(strstr(t.err.message, "different bytes"), "%s", t.err.message);
+    cr_assert_eq(heap_block_count(t.h), 0);
+    cr_assert_eq(heap_block_bytes(t.h), 0);
+    heap_free(t.h);
+    fake_free(t.f);
 }

@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     size_t n;
     const ghcdebug_block *b = ghcdebug_file_blocks(f, &n);
     for (size_t i = 1; i < n; i++)
-        FUZZ_CHECK(b[i - 1].start < b[i].start);
+        FUZZ_CHECK(b[i - 1].start <= b[i].start); /* sorted; copies and overlaps are the heap's to judge */
     fuzz_heap_walk(ghcdebug_file_source(f));
     ghcdebug_file_free(f);
     return 0;
