@@ -173,8 +173,13 @@ def program(version, flavour):
         started = time.time()
         print("realghc: building %s (GHC %s, %s)" % (key, VERSIONS[version][1], flavour),
               file=sys.stderr, flush=True)
-        _in_chroot(version, ["sh", "-c", 'cd "$1" && shift && exec nice "$@"', "sh",
-                             os.path.join(inner, key + ".partial"), *argv])
+        # GHC's output only on failure (g++ warns about GHC's own headers)
+        out = subprocess.run([*_privilege(), CHROOT, "run", VERSIONS[version][0], "sh", "-c",
+                              'cd "$1" && shift && exec nice "$@"', "sh",
+                              os.path.join(inner, key + ".partial"), *argv],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if out.returncode != 0:
+            raise RuntimeError("building %s failed (%s):\n%s" % (key, " ".join(argv), out.stdout))
         os.rename(part, os.path.join(cache, key))  # whole, or not there
         print("realghc: built %s in %.0f s" % (key, time.time() - started), file=sys.stderr,
               flush=True)

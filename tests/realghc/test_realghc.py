@@ -113,6 +113,17 @@ class Provenance(Tier, unittest.TestCase):
     def test_profiling(self):
         self.assertEqual(self.json("info", self.program.socket)["profiling"], "none")
 
+    def test_strings(self):
+        # every Text and ByteString value, each once (GHC 9.10's ByteStrings
+        # sit on ghc-internal's PlainPtr, base's before)
+        out = self.json("strings", self.program.socket, "--top", "0")
+        self.assertEqual(out["external"], 0)
+        kinds = {r["value"]: (r["kinds"], r["count"]) for r in out["rows"]}
+        for i in range(500):
+            self.assertEqual(kinds.get("text-%d" % i), ("Text", 1), "text-%d" % i)
+        for i in range(300):
+            self.assertEqual(kinds.get("bytes-%d" % i), ("ByteString", 1), "bytes-%d" % i)
+
 
 class Profiled(Tier, unittest.TestCase):
     """-prof; with user eras on GHC 9.10 (+RTS -he)."""
