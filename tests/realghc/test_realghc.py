@@ -123,6 +123,9 @@ class Provenance(Tier, unittest.TestCase):
             self.assertEqual(kinds.get("text-%d" % i), ("Text", 1), "text-%d" % i)
         for i in range(300):
             self.assertEqual(kinds.get("bytes-%d" % i), ("ByteString", 1), "bytes-%d" % i)
+        # the labels of the three worker threads (a TSO's label field, GHC >= 9.6)
+        for i in range(1, 4):
+            self.assertEqual(kinds.get("tier-worker-%d" % i), ("ARR_WORDS", 1), "tier-worker-%d" % i)
 
 
 class Profiled(Tier, unittest.TestCase):
