@@ -18,6 +18,9 @@
 --   --list N     a list of N distinct boxed Ints: N (:) cells (default 0)
 --   --mb M       M ByteStrings of 1 MiB each (ARR_WORDS of 1 MiB, large
 --                pinned objects): M MiB (default 0)
+--   --tick MS    after "ready", a thread prints "tick N" every MS ms: the
+--                gaps show when the program did not run (paused). It
+--                allocates a little, so with it the heap is not still.
 -- All of it is reachable from a StablePtr, so it stays alive.
 module Main (main) where
 
@@ -80,4 +83,9 @@ main = withGhcDebug $ do
   performMajorGC
   putStrLn "ready"
   hFlush stdout
+  let tick = option "--tick" args
+  when (tick > 0) $ void $ forkIO $ forM_ [1 :: Int ..] $ \n -> do
+    threadDelay (tick * 1000)
+    putStrLn ("tick " ++ show n)
+    hFlush stdout
   forever (threadDelay 1000000000)

@@ -7,7 +7,8 @@ ghc-debug stub, built and run by real GHCs in Debian chroots (the script
     with realghc.start("9.10", "prof", "--list", "100000", rts=["-N2", "-he"]) as p:
         p.socket                     # the program's socket, as a host path
         p.alive()                    # still running, no abort or crash in its stderr
-        p.stderr()
+        p.answers(HEAPSCOPE)         # alive, and `heapscope info` on it works
+        p.stderr(); p.pid; p.ticks() # its stderr; pid; "tick" times with --tick MS
 
 VERSIONS names the GHCs (9.6: Debian trixie, 9.10: Debian sid), FLAVOURS
 the builds ("ipe": info-table provenance; "prof": profiled, with user eras
@@ -20,11 +21,11 @@ HEAPSCOPE_TIMEOUT_FACTOR (default 1)."""
 import fcntl
 import hashlib
 import os
-import select
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -181,6 +182,13 @@ def program(version, flavour):
         if out.returncode != 0:
             raise RuntimeError("building %s failed (%s):\n%s" % (key, " ".join(argv), out.stdout))
         os.rename(part, os.path.join(cache, key))  # whole, or not there
+        for old in os.listdir(cache):  # builds of older sources
+            if old.startswith("%s-%s-" % (version, flavour)) and not old.startswith(key):
+                path = os.path.join(cache, old)
+                if os.path.isdir(path):
+                    shutil.rmtree(path, ignore_errors=True)
+                else:
+                    os.remove(path)
         print("realghc: built %s in %.0f s" % (key, time.time() - started), file=sys.stderr,
               flush=True)
     return exe
@@ -214,30 +222,43 @@ class Program:
             [*_privilege(), CHROOT, "run", VERSIONS[version][0],
              "GHC_DEBUG_SOCKET=" + inner_socket, exe, *args, *rts_args],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=self.log)
+        # as root, the program itself (the chroot script execs it); under sudo, sudo
+        self.pid = self.proc.pid
+        self._ready, self._ticks = threading.Event(), []
+        threading.Thread(target=self._read, daemon=True).start()
         try:
             self._wait_ready(inner_socket, timeout(120))
         except BaseException:
             self.stop()
             raise
 
+    def _read(self):
+        """Every line of its stdout, with the time it came (a thread: the
+        pipe never fills, and --tick's lines are timed as they arrive)."""
+        for line in iter(self.proc.stdout.readline, b""):
+            now = time.monotonic()
+            text = line.decode(errors="replace").rstrip("\n")
+            if text.startswith("tick "):
+                self._ticks.append(now)
+            elif text == "ready":
+                self._ready.set()
+        self._ready.set()  # ended: _wait_ready sees it
+
     def _wait_ready(self, inner_socket, seconds):
         deadline = time.time() + seconds
-        out = b""
-        while b"ready\n" not in out:
-            left = deadline - time.time()
-            if left <= 0:
-                raise RuntimeError("%s: no 'ready' within %.0f s:\n%s" % (self, seconds, self.stderr()))
-            if select.select([self.proc.stdout], [], [], left)[0]:
-                chunk = os.read(self.proc.stdout.fileno(), 4096)
-                if not chunk:
-                    raise RuntimeError("%s ended before 'ready' (status %s):\n%s"
-                                       % (self, self.proc.wait(), self.stderr()))
-                out += chunk
+        if not self._ready.wait(seconds) or self.proc.poll() is not None:
+            raise RuntimeError("%s: no 'ready' within %.0f s (status %s):\n%s"
+                               % (self, seconds, self.proc.poll(), self.stderr()))
         while not _listening(inner_socket):
             if time.time() > deadline or self.proc.poll() is not None:
                 raise RuntimeError("%s: no socket listening at %s:\n%s"
                                    % (self, self.socket, self.stderr()))
             time.sleep(0.02)
+
+    def ticks(self):
+        """The times (time.monotonic()) of the "tick" lines so far, with
+        --tick MS: a gap longer than MS is a time the program did not run."""
+        return list(self._ticks)
 
     def __str__(self):
         return "the GHC %s %s program" % (VERSIONS[self.version][1], self.flavour)
@@ -255,6 +276,14 @@ class Program:
         err = self.stderr()
         return not any(m in err for m in ("terminate called", "Segmentation fault", "internal error"))
 
+    def answers(self, heapscope):
+        """Alive, and `heapscope info` on its socket succeeds."""
+        if not self.alive():
+            return False
+        r = subprocess.run([heapscope, "info", self.socket], capture_output=True,
+                           timeout=timeout(30))
+        return r.returncode == 0 and self.alive()
+
     def stop(self):
         """Ends the program (SIGTERM, then SIGKILL); returns its exit status."""
         if self.proc.poll() is None:
@@ -264,7 +293,6 @@ class Program:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
         status = self.proc.wait()
-        self.proc.stdout.close()
         self.log.close()
         shutil.rmtree(self.dir, ignore_errors=True)
         return status
@@ -278,7 +306,8 @@ class Program:
 
 def start(version, flavour, *args, rts=()):
     """Starts Tier.hs built by GHC `version` ("9.6", "9.10") in `flavour`
-    ("ipe", "prof") with its switches (--list N, --mb M) and RTS options,
+    ("ipe", "prof") with its switches (--list N, --mb M, --tick MS: see
+    Tier.hs) and RTS options,
     on a private socket; returns once it printed "ready" and its socket
     listens."""
     return Program(version, flavour, list(args), list(rts))

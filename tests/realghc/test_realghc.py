@@ -13,6 +13,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -152,8 +153,17 @@ class Profiled(Tier, unittest.TestCase):
 
 
 class Large(Tier, unittest.TestCase):
-    """A 400 MiB heap: 400 ByteStrings of 1 MiB."""
-    ARGS = ("--mb", "400")
+    """A 400 MiB heap: 400 ByteStrings of 1 MiB; it ticks every 20 ms."""
+    ARGS = ("--mb", "400", "--tick", "20")
+
+    def test_resumed(self):
+        # the program runs again once the command is over
+        self.heapscope("census", self.program.socket, "--by", "type")
+        done = time.monotonic()
+        deadline = done + realghc.timeout(5)
+        while not [t for t in self.program.ticks() if t > done] and time.monotonic() < deadline:
+            time.sleep(0.02)
+        self.assertTrue([t for t in self.program.ticks() if t > done], "no tick after the census")
 
     def test_bytes(self):
         out = self.json("census", self.program.socket, "--by", "type", "--top", "0")
