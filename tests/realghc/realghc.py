@@ -18,10 +18,13 @@ kept in the chroot (/var/cache/heapscope-tier/KEY/tier), so every build dir
 and test file reuses it. Started programs are quiescent after "ready" (see
 Tier.hs): nothing moves between two commands. Waits scale with
 HEAPSCOPE_TIMEOUT_FACTOR (default 1)."""
+import atexit
+import ctypes
 import fcntl
 import hashlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -194,6 +197,23 @@ def program(version, flavour):
     return exe
 
 
+_running = set()  # programs not stopped yet: stopped at exit
+
+
+@atexit.register
+def _stop_all():
+    for p in list(_running):
+        p.stop()
+
+
+def _die_with_parent():
+    """In the child before exec: SIGKILL when the test process dies (a
+    timeout's kill leaves no program behind; not through sudo, which is
+    setuid and clears it)."""
+    PR_SET_PDEATHSIG = 1
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
 def _listening(path):
     """Whether a Unix socket bound to `path` listens (from /proc/net/unix,
     without connecting: the stub takes any connection for a client)."""
@@ -221,7 +241,9 @@ class Program:
         self.proc = subprocess.Popen(
             [*_privilege(), CHROOT, "run", VERSIONS[version][0],
              "GHC_DEBUG_SOCKET=" + inner_socket, exe, *args, *rts_args],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=self.log)
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=self.log,
+            preexec_fn=_die_with_parent)
+        _running.add(self)
         # as root, the program itself (the chroot script execs it); under sudo, sudo
         self.pid = self.proc.pid
         self._ready, self._ticks = threading.Event(), []
@@ -293,6 +315,7 @@ class Program:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
         status = self.proc.wait()
+        _running.discard(self)
         self.log.close()
         shutil.rmtree(self.dir, ignore_errors=True)
         return status
