@@ -100,9 +100,14 @@ def skip_reason():
     return None
 
 
+_chroots = {}
+
+
 def chroot_dir(version):
     """The chroot of GHC `version`, built first if missing (a minute or
     more; progress on stderr)."""
+    if version in _chroots:
+        return _chroots[version]
     name, ghc = VERSIONS[version]
     out = subprocess.run([*_privilege(), CHROOT, "path", name], stdout=subprocess.PIPE, text=True,
                          check=True)
@@ -111,6 +116,7 @@ def chroot_dir(version):
     if got != ghc:
         raise RuntimeError("the %s chroot %s holds GHC %s, not %s: remove it to rebuild it"
                            % (name, path, got, ghc))
+    _chroots[version] = path
     return path
 
 
