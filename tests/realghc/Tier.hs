@@ -18,6 +18,9 @@
 --   --list N     a list of N distinct boxed Ints: N (:) cells (default 0)
 --   --mb M       M ByteStrings of 1 MiB each (ARR_WORDS of 1 MiB, large
 --                pinned objects): M MiB (default 0)
+--   --churn      before "ready", a thread on each capability allocates
+--                pinned ByteStrings and drops them (pinned blocks left
+--                empty per capability); nothing of it stays reachable
 --   --tick MS    after "ready", a thread prints "tick N" every MS ms: the
 --                gaps show when the program did not run (paused). It
 --                allocates a little, so with it the heap is not still.
@@ -75,6 +78,13 @@ main = withGhcDebug $ do
   _ <- evaluate (sum list)
   chunks <- forM [1 .. option "--mb" args] $ \i ->
     evaluate (B.replicate (1024 * 1024) (fromIntegral i))
+  when ("--churn" `elem` args) $ do
+    caps <- getNumCapabilities
+    done <- newEmptyMVar
+    forM_ [0 .. caps - 1] $ \c -> forkOn c $ do
+      forM_ [1 .. 2000 :: Int] $ \i -> evaluate (B.length (B.replicate (100 + i `mod` 900) 7))
+      putMVar done ()
+    replicateM_ caps (takeMVar done)
   waiting <- newEmptyMVar
   forM_ [1 .. 3 :: Int] $ \i -> do
     t <- forkIO (takeMVar waiting)

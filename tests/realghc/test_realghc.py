@@ -87,8 +87,9 @@ class Tier:
 
 
 class Provenance(Tier, unittest.TestCase):
-    """Info-table provenance, four capabilities, a list of LIST cells."""
-    ARGS, RTS = ("--list", str(LIST)), ("-N4",)
+    """Info-table provenance, four capabilities (each left with empty pinned
+    blocks: --churn), a list of LIST cells."""
+    ARGS, RTS = ("--list", str(LIST), "--churn"), ("-N4",)
 
     def test_constructors(self):
         rows = self.census("constructor")
