@@ -47,7 +47,7 @@ class Tier:
 
     @classmethod
     def tearDownClass(cls):
-        alive = cls.program.alive()
+        alive = cls.program.answers(HEAPSCOPE)  # running, and answers one more command
         err = cls.program.stderr()
         cls.program.stop()
         if not alive:
