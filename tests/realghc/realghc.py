@@ -69,7 +69,7 @@ def _privilege():
     if os.geteuid() == 0:
         return []
     if shutil.which("sudo") and subprocess.run(["sudo", "-n", "true"], capture_output=True).returncode == 0:
-        return ["sudo", "-n"]
+        return ["sudo", "-n", "env", "HEAPSCOPE_CHROOTS=" + chroot_root()]  # sudo resets the env
     return None
 
 
