@@ -152,6 +152,12 @@ class Profiled(Tier, unittest.TestCase):
             eras = {c["key"]: c["count"] for c in leak["children"]}
             self.assertEqual(eras, {"1": 500, "2": 500})
 
+        def test_leaks(self):
+            # the Map's nodes (era 3) hold the 1000 Leak values of eras 1 and 2
+            top = self.json("leaks", self.program.socket, "--top", "1")["top"][0]
+            self.assertEqual((top["retained"].rsplit(":", 1)[-1], top["older"], top["edges"]),
+                             ("Leak", 1000, 1000), top)
+
 
 class Large(Tier, unittest.TestCase):
     """A 400 MiB heap: 400 ByteStrings of 1 MiB; it ticks every 20 ms."""
