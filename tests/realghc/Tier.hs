@@ -9,7 +9,8 @@
 --   Leak    exactly 1000 values (constructor Leak), in a Data.Map (containers)
 --           of 1000 Bin nodes; built with TIER_ERAS (the profiled build on
 --           GHC >= 9.10, run with +RTS -he): Leak 1..500 in user era 1,
---           Leak 501..1000 in era 2, everything else in era 3
+--           Leak 501..1000 in era 2, what main allocates after them in
+--           era 3 (the Map, the rest below)
 --   Text    500 distinct strict Text values "text-0" .. "text-499" (text)
 --   BS      300 distinct strict ByteString values "bytes-0" .. "bytes-299"
 --           (bytestring), and the chunks below
@@ -19,8 +20,9 @@
 --   --mb M       M ByteStrings of 1 MiB each (ARR_WORDS of 1 MiB, large
 --                pinned objects): M MiB (default 0)
 --   --churn      before "ready", a thread on each capability allocates
---                pinned ByteStrings and drops them (pinned blocks left
---                empty per capability); nothing of it stays reachable
+--                pinned ByteStrings and drops them; nothing of it stays
+--                reachable, but each capability keeps empty pinned blocks,
+--                which the stub's ALL_BLOCKS lists twice (some 880 groups)
 --   --tick MS    after "ready", a thread prints "tick N" every MS ms: the
 --                gaps show when the program did not run (paused). It
 --                allocates a little, so with it the heap is not still.
