@@ -1,7 +1,7 @@
 /* What the strings analysis recognises, by constructor description
  * (package:module:name, the libraries' own data types): text's Text,
  * bytestring's BS (0.11 and later) and PS (0.10), GHC.ForeignPtr's
- * PlainPtr and MallocPtr, and GHC.Types' (:), C# and []. The field counts
+ * (GHC.Internal.ForeignPtr's from GHC 9.10) PlainPtr and MallocPtr, and GHC.Types' (:), C# and []. The field counts
  * are checked too, so a same-named type of another shape is left alone.
  * Plus the UTF-8/UTF-16 conversions and the escaping of values. */
 #include <stdlib.h>
@@ -43,7 +43,9 @@ strings_role strings_role_of(const heap_info *info) {
             return ROLE_PS;
         return ROLE_NONE;
     }
-    if (strcmp(m, "GHC.ForeignPtr") == 0 && ptrs >= 1 &&
+    /* base's module until GHC 9.8; ghc-internal's from GHC 9.10 */
+    if ((strcmp(m, "GHC.ForeignPtr") == 0 || strcmp(m, "GHC.Internal.ForeignPtr") == 0) &&
+        ptrs >= 1 &&
         (strcmp(n, "PlainPtr") == 0 || strcmp(n, "MallocPtr") == 0))
         return ROLE_CONTENTS;
     return ROLE_NONE;

@@ -167,6 +167,25 @@ Test(query_strings, bytestrings_bs_and_ps) {
     qh_free(q);
 }
 
+Test(query_strings, bytestring_over_ghc_9_10_plain_ptr) {
+    /* GHC 9.10 moved GHC.ForeignPtr into ghc-internal as GHC.Internal.ForeignPtr */
+    qh *q = qh_new(WIRE_PROF_NONE);
+    uint64_t array = arr(q, "bytes-7", 7);
+    uint64_t contents = qh_con(q, "ghc-internal:GHC.Internal.ForeignPtr.PlainPtr", 1, &array, 0);
+    uint64_t b = qh_con(q, BS, 1, &contents, 2);
+    qh_set_ptr(q, b, 1, array + 8 + 8);
+    qh_set_ptr(q, b, 2, 7);
+    qh_root(q, b);
+    query_strings s;
+    run(q, NULL, &s);
+    const query_strings_row *r = row(&s, "bytes-7");
+    cr_assert(r, "a ByteString over a GHC 9.10 PlainPtr is counted");
+    cr_expect_eq(r->kinds, QUERY_STRING_BYTESTRING);
+    cr_expect_eq(s.external, 0);
+    query_strings_free(&s);
+    qh_free(q);
+}
+
 Test(query_strings, strings_counted_once_at_their_first_cell) {
     qh *q = qh_new(WIRE_PROF_NONE);
     uint64_t nil = qh_static_con(q, NIL);

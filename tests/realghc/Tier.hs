@@ -1,0 +1,103 @@
+{-# LANGUAGE CPP #-}
+-- The program of the real-GHC tier (tests/realghc), linked with the
+-- official ghc-debug stub. It builds its heap, makes a major GC, prints
+-- "ready" on stdout and then holds still: it allocates nothing more (the
+-- main thread sleeps, the workers wait on an MVar; realghc.py runs it with
+-- +RTS -I0, so no idle GC moves anything between two commands).
+--
+-- What its heap holds after "ready", for tests to count:
+--   Leak    exactly 1000 values (constructor Leak), in a Data.Map (containers)
+--           of 1000 Bin nodes; built with TIER_ERAS (the profiled build on
+--           GHC >= 9.10, run with +RTS -he): Leak 1..500 in user era 1,
+--           Leak 501..1000 in era 2, what main allocates after them in
+--           era 3 (the Map, the rest below)
+--   Text    500 distinct strict Text values "text-0" .. "text-499" (text)
+--   BS      300 distinct strict ByteString values "bytes-0" .. "bytes-299"
+--           (bytestring), and the chunks below
+--   threads 3 threads labelled tier-worker-1 .. tier-worker-3, blocked on an
+--           MVar (with the main thread: at least 4 TSOs)
+--   --list N     a list of N distinct boxed Ints: N (:) cells (default 0)
+--   --mb M       M ByteStrings of 1 MiB each (ARR_WORDS of 1 MiB, large
+--                pinned objects): M MiB (default 0)
+--   --churn      before "ready", a thread on each capability allocates
+--                pinned ByteStrings and drops them; nothing of it stays
+--                reachable, but each capability keeps empty pinned blocks,
+--                which the stub's ALL_BLOCKS lists twice (some 880 groups)
+--   --tick MS    after "ready", a thread prints "tick N" every MS ms: the
+--                gaps show when the program did not run (paused). It
+--                allocates a little, so with it the heap is not still.
+-- All of it is reachable from a StablePtr, so it stays alive.
+module Main (main) where
+
+import Control.Concurrent
+import Control.Exception (evaluate)
+import Control.Monad
+import qualified Data.ByteString as B
+import qualified Data.ByteString.Char8 as BC
+import qualified Data.Map.Strict as M
+import qualified Data.Text as T
+import Foreign.StablePtr (newStablePtr)
+import GHC.Conc (labelThread)
+import GHC.Debug.Stub (withGhcDebug)
+import System.Environment (getArgs)
+import System.IO
+import System.Mem (performMajorGC)
+#if defined(TIER_ERAS)
+import GHC.Profiling.Eras (setUserEra)
+#endif
+
+data Leak = Leak !Int
+
+data Held = Held (M.Map Int Leak) [T.Text] [B.ByteString] [Int] [B.ByteString] (MVar ())
+
+era :: Word -> IO ()
+#if defined(TIER_ERAS)
+era = setUserEra
+#else
+era _ = return ()
+#endif
+
+option :: String -> [String] -> Int
+option name args = case dropWhile (/= name) args of
+  _ : n : _ -> read n
+  _ -> 0
+
+main :: IO ()
+main = withGhcDebug $ do
+  args <- getArgs
+  era 1
+  first <- mapM (evaluate . Leak) [1 .. 500]
+  era 2
+  second <- mapM (evaluate . Leak) [501 .. 1000]
+  era 3
+  let leaks = M.fromList (zip [1 ..] (first ++ second))
+  _ <- evaluate (M.size leaks)
+  let texts = [T.pack ("text-" ++ show i) | i <- [0 .. 499 :: Int]]
+  _ <- evaluate (sum (map T.length texts))
+  let bytes = [BC.pack ("bytes-" ++ show i) | i <- [0 .. 299 :: Int]]
+  _ <- evaluate (sum (map B.length bytes))
+  let list = [1 .. option "--list" args]
+  _ <- evaluate (sum list)
+  chunks <- forM [1 .. option "--mb" args] $ \i ->
+    evaluate (B.replicate (1024 * 1024) (fromIntegral i))
+  when ("--churn" `elem` args) $ do
+    caps <- getNumCapabilities
+    done <- newEmptyMVar
+    forM_ [0 .. caps - 1] $ \c -> forkOn c $ do
+      forM_ [1 .. 2000 :: Int] $ \i -> evaluate (B.length (B.replicate (100 + i `mod` 900) 7))
+      putMVar done ()
+    replicateM_ caps (takeMVar done)
+  waiting <- newEmptyMVar
+  forM_ [1 .. 3 :: Int] $ \i -> do
+    t <- forkIO (takeMVar waiting)
+    labelThread t ("tier-worker-" ++ show i)
+  _ <- newStablePtr (Held leaks texts bytes list chunks waiting)
+  performMajorGC
+  putStrLn "ready"
+  hFlush stdout
+  let tick = option "--tick" args
+  when (tick > 0) $ void $ forkIO $ forM_ [1 :: Int ..] $ \n -> do
+    threadDelay (tick * 1000)
+    putStrLn ("tick " ++ show n)
+    hFlush stdout
+  forever (threadDelay 1000000000)
