@@ -9,12 +9,14 @@
  * answer at once; otherwise a traversal from the roots, then the saved
  * objects, runs until it meets the address (or to the end: then the heap
  * knows every closure of the pause and the next miss costs nothing). The
- * traversal asks only what any census asks. */
+ * traversal asks only what any census asks. A closure a field points to
+ * that cannot be read is one of the pause too: its message says why. */
 #include "heapscope/query.h"
 
 typedef struct seek {
     uint64_t addr;
     bool found;
+    bool pointed_at; /* a field of a reached closure points to it (it may not decode) */
     uint64_t inside; /* a closure the address lies inside, 0 = none met */
     uint32_t inside_type;
 } seek;
@@ -29,6 +31,12 @@ static query_action visit(void *ctx, heap *h, const heap_closure *c, uint32_t de
     if (c->addr < s->addr && s->addr - c->addr < c->size) {
         s->inside = c->addr;
         s->inside_type = c->type;
+    }
+    for (size_t e = 0; e < c->n_edges; e++) {
+        if (c->edges[e].addr == s->addr) {
+            s->pointed_at = true;
+            return QUERY_STOP;
+        }
     }
     return QUERY_CONTINUE;
 }
@@ -52,6 +60,19 @@ hs_status query_closure_of_pause(heap *h, uint64_t addr, query_progress_fn progr
         return st;
     if (s.found)
         return HS_OK;
+    if (s.pointed_at) { /* reached, but maybe unreadable: heap_decode says why */
+        heap_closure c = {0};
+        hs_error why = {0};
+        st = heap_decode(h, addr, &c, &why);
+        heap_closure_free(&c);
+        if (st == HS_OK || !query_unreadable_status(st)) {
+            if (st != HS_OK && err)
+                *err = why;
+            return st;
+        }
+        return hs_fail(err, HS_ERR_NOT_FOUND, "no readable closure at 0x%llx in this pause: %s",
+                       (unsigned long long)addr, why.message);
+    }
     heap_reached_set_complete(h); /* the traversal ran to its end */
     return heap_no_closure(h, addr, s.inside, s.inside_type, err);
 }
