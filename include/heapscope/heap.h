@@ -372,7 +372,8 @@ hs_status heap_decode_known(heap *h, uint64_t addr, const uint8_t *bytes, size_t
 /* A byte array's payload (ARR_WORDS, of any size), a page at a time:
  * copies up to cap bytes from byte `offset` of the payload of the closure
  * at addr into buf, *got of them (0 at or past the end), and sets *total
- * to the payload's length. An address where no closure lives fails as
+ * to the payload's length. An address that is no closure of this pause
+ * (heap_reached; a person's: query_closure_of_pause first) fails as
  * heap_decode_named does; a closure that is no ARR_WORDS is an
  * HS_ERR_USAGE error naming its type. */
 hs_status heap_payload_read(heap *h, uint64_t addr, uint64_t offset, uint8_t *buf, size_t cap,

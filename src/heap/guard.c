@@ -14,8 +14,9 @@
  * GHC heap (the binary's data) and is asked for with CLOSURES; a corrupt
  * or hostile heap can hold a wild one there, and so can a word the decoder
  * took for a pointer. The risk is bounded by checks that need no request:
- *   - it lies in the user half of a 64-bit address space, at or above
- *     64 KiB (Linux maps nothing lower: vm.mmap_min_addr), 8-aligned;
+ *   - it lies in the user half of a 64-bit address space, above the
+ *     first page (Linux maps nothing there: vm.mmap_min_addr is 4 KiB or
+ *     more), 8-aligned;
  *   - it is not in the heap's address range (HEAP_RANGE_LO..HI) outside
  *     the fetched blocks: megablocks hold no static closures, and such an
  *     address is a stale pointer or a block descriptor;
@@ -35,17 +36,20 @@
 #include "heap_internal.h"
 #include "heapscope/bytes.h"
 
-#define MIN_USER_ADDRESS UINT64_C(0x10000)     /* vm.mmap_min_addr's default */
+#define MIN_USER_ADDRESS UINT64_C(0x1000)      /* the zero page: no program maps it */
 #define MAX_USER_ADDRESS (UINT64_C(1) << 47)   /* x86_64 / AArch64 user space */
 #define STATIC_WINDOW (UINT64_C(1) << 30)      /* 1 GiB either side of known code */
 
 static bool in_heap_range(uint64_t a) { return a >= HEAP_RANGE_LO && a <= HEAP_RANGE_HI; }
 
-/* Common to every kind: a user-space, aligned address. */
-static bool user_address(uint64_t a, const char *what, hs_error *why) {
-    if (a < MIN_USER_ADDRESS || a >= MAX_USER_ADDRESS || (a & 7) != 0) {
-        hs_fail(why, HEAP_UNAVAILABLE, "0x%llx cannot be %s (no program maps it), so it was not asked for",
-                (unsigned long long)a, what);
+/* Common to every kind: a user-space address, 8-aligned when it must be
+ * (closures and info tables are; cost-centre structures are not checked). */
+static bool user_address(uint64_t a, bool aligned, const char *what, hs_error *why) {
+    if (a < MIN_USER_ADDRESS || a >= MAX_USER_ADDRESS || (aligned && (a & 7) != 0)) {
+        hs_fail(why, HEAP_UNAVAILABLE, "0x%llx cannot be %s (%s), so it was not asked for",
+                (unsigned long long)a, what,
+                a < MIN_USER_ADDRESS || a >= MAX_USER_ADDRESS ? "no program maps it"
+                                                              : "it is not 8-aligned");
         return false;
     }
     return true;
@@ -97,7 +101,7 @@ bool heap_guard_named(const heap *h, uint64_t addr) {
 bool heap_guard_closure(const heap *h, uint64_t addr, hs_error *why) {
     /* a root the debuggee named gets the same checks: a corrupt root table
      * is no better than a corrupt field */
-    if (!user_address(addr, "a closure", why))
+    if (!user_address(addr, true, "a closure", why))
         return false;
     if (in_heap_range(addr)) {
         hs_fail(why, HEAP_UNAVAILABLE,
@@ -121,7 +125,7 @@ bool heap_guard_closure(const heap *h, uint64_t addr, hs_error *why) {
 }
 
 bool heap_guard_info(const heap *h, uint64_t info, hs_error *why) {
-    if (!user_address(info, "an info pointer", why))
+    if (!user_address(info, true, "an info pointer", why))
         return false;
     if (in_heap_range(info) || heap_find_group(h, info) >= 0) {
         hs_fail(why, HEAP_UNAVAILABLE,
@@ -134,7 +138,7 @@ bool heap_guard_info(const heap *h, uint64_t info, hs_error *why) {
 }
 
 bool heap_guard_cost(const heap *h, uint64_t addr, const char *what, hs_error *why) {
-    if (!user_address(addr, what, why))
+    if (!user_address(addr, false, what, why))
         return false;
     if (in_heap_range(addr) || heap_find_group(h, addr) >= 0) {
         hs_fail(why, HEAP_UNAVAILABLE, "0x%llx lies in the heap, so it cannot be %s; it was not asked for",
