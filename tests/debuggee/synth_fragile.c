@@ -5,11 +5,13 @@
  *  - an info pointer is real when it is 8-aligned, lies below the data
  *    region (where the generator lays info tables and code) and the
  *    standard info table before it is mapped;
- *  - a closure is real when it is the start of a closure in its block group
- *    (walking the group from its first closure to its free pointer, sizes
- *    as the RTS computes them), or, outside the blocks, an 8-aligned
- *    address in the data region (static closures) whose first word is a
- *    real info pointer;
+ *  - a closure is real when its first word is a real info pointer (what
+ *    the stub dereferences first) and its size can be computed from it as
+ *    the RTS does, and it lies in a block group or, outside the blocks, in
+ *    the data region (static closures). A walk of the block groups would
+ *    be stricter but cannot cross the slop an indirection leaves behind;
+ *    a pointer into a closure is caught when its first word is no info
+ *    pointer, which is when the stub would crash;
  *  - a cost-centre structure is real when it is mapped below the heap
  *    (the generator puts them in the data region, --hostile bad-ccs next
  *    to its info tables); a stack frame when its first word is a real info
@@ -36,36 +38,14 @@ static bool real_info(const synth_process *p, uint64_t info) {
     return info != 0 && (info & 7) == 0 && info < SYNTH_DATA_BASE && synth_read_itbl(p, info, &it);
 }
 
-/* The free pointer of the group starting at start (descriptor @8), or the
- * group's end when the descriptor has none. */
-static uint64_t group_free(const synth_process *p, uint64_t start, uint64_t end) {
-    uint64_t mb = start & ~(uint64_t)(SYNTH_MBLOCK_SIZE - 1);
-    uint64_t descr = mb + (((start & (SYNTH_MBLOCK_SIZE - 1)) >> 12) << 6);
-    uint64_t free_at;
-    if (!synth_rd_u64(p, descr + 8, &free_at) || free_at <= start || free_at > end)
-        return end;
-    return free_at;
-}
-
 static bool real_closure(const synth_process *p, uint64_t c) {
     c = UNTAG(c);
-    long g = synth_find_group(p, c);
-    if (g < 0) {
-        uint64_t info, size;
-        return in_data(c, 8) && synth_rd_u64(p, c, &info) && real_info(p, info) &&
-               synth_closure_size(p, c, &size);
-    }
-    uint64_t start = p->group_starts[g];
-    uint64_t end = group_free(p, start, start + (UINT64_C(1) << 40));
-    for (uint64_t a = start; a < end && a <= c;) {
-        uint64_t size;
-        if (a == c)
-            return true;
-        if (!synth_closure_size(p, a, &size) || size == 0 || size > end - a)
-            return false;
-        a += (size + 7) & ~(uint64_t)7;
-    }
-    return false;
+    uint64_t info, size;
+    if ((c & 7) != 0 || !synth_rd_u64(p, c, &info) || !real_info(p, info) ||
+        !synth_closure_size(p, c, &size))
+        return false;
+    /* outside the blocks only static closures, in the data region */
+    return synth_find_group(p, c) >= 0 || in_data(c, size);
 }
 
 static uint64_t le64_at(const uint8_t *b, size_t n, size_t off) {
