@@ -29,8 +29,9 @@
  *     blocks are fetched (heap_guard_learn_code), so the span is known.
  * What passes is a pointer the program's own garbage collector follows as
  * well: were it wild, the program's next GC would read it too. Info
- * pointers and cost-centre pointers get the same checks but the second
- * and third. Nothing here is sent; a refusal makes the closure (or info
+ * pointers get the same checks but the third; cost-centre structures the
+ * first, and the last unless they lie in the heap's address range (the
+ * RTS's profiling arena). Nothing here is sent; a refusal makes the closure (or info
  * table, cost centre) unreadable with the reason, as a refusal of the
  * debuggee would. */
 #include "heap_internal.h"
@@ -140,10 +141,14 @@ bool heap_guard_info(const heap *h, uint64_t info, hs_error *why) {
 bool heap_guard_cost(const heap *h, uint64_t addr, const char *what, hs_error *why) {
     if (!user_address(addr, false, what, why))
         return false;
-    if (in_heap_range(addr) || heap_find_group(h, addr) >= 0) {
-        hs_fail(why, HEAP_UNAVAILABLE, "0x%llx lies in the heap, so it cannot be %s; it was not asked for",
+    if (heap_find_group(h, addr) >= 0) {
+        hs_fail(why, HEAP_UNAVAILABLE,
+                "0x%llx lies in a block of the heap, so it cannot be %s; it was not asked for",
                 (unsigned long long)addr, what);
         return false;
     }
-    return near_known_code(h, addr, what, why);
+    /* the RTS allocates the stacks and index tables of cost centres in its
+     * own blocks (the profiling arena), in the heap's address range but in
+     * no block of ALL_BLOCKS; static ones (CCS_MAIN, CAFs) sit by the code */
+    return in_heap_range(addr) || near_known_code(h, addr, what, why);
 }
