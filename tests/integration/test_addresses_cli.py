@@ -77,6 +77,17 @@ class Addresses(FragileCase):
                 self.assertNoClosure(self.run_hs("show", addr), "show " + addr, wording)
                 self.assertNoClosure(self.run_hs("show", addr, "--json"), "show --json " + addr)
 
+    def test_filters_by_address_ask_nothing_about_it(self):
+        # find / retainers compare addresses and info pointers with what the
+        # traversal reads; a made-up one matches nothing and is never sent
+        for args in (("find", "--address", "0xdeadbeef"), ("retainers", "--address", "0x10"),
+                     ("find", "--info", "0x8"), ("retainers", "--info", "0x4200000000")):
+            with self.subTest(args):
+                r = self.run_hs(*args, "--json")
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertEqual(json.loads(r.stdout)["count"], 0)
+                self.assertAlive(" ".join(args))
+
     def test_dump_of_no_closure_is_answered_locally(self):
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "f")
