@@ -7,7 +7,8 @@
  *   - closures of this pause: the GC roots and saved objects the debuggee
  *     named, and pointers read from the fields of closures it decoded (a
  *     person's address goes through heap_decode_named, which asks nothing
- *     until a traversal from the roots has reached it: closures.c);
+ *     until a traversal from the roots has reached it: reached.c and
+ *     query_closure_of_pause);
  *   - info pointers and cost-centre pointers read from such closures.
  * Closures inside the fetched blocks cost no request at all. A pointer out
  * of the blocks read from a decoded closure is a static closure in a real
@@ -28,12 +29,13 @@
  *     static closure is asked for, the info tables of the roots in the
  *     blocks are fetched (heap_guard_learn_code), so the span is known.
  * What passes is a pointer the program's own garbage collector follows as
- * well: were it wild, the program's next GC would read it too. Info
- * pointers get the same checks but the third; cost-centre structures the
- * first, and the last unless they lie in the heap's address range (the
- * RTS's profiling arena). Nothing here is sent; a refusal makes the closure (or info
- * table, cost centre) unreadable with the reason, as a refusal of the
- * debuggee would. */
+ * well: were it wild, the program's next GC would read it too. A root the
+ * debuggee named outside the blocks gets the same checks. Info pointers get
+ * them all but the third (and may not lie in the heap's range at all);
+ * cost-centre structures the first, and the last unless they lie in the
+ * heap's address range (the RTS's profiling arena). Nothing here is sent;
+ * a refusal makes the closure (or info table, cost centre) unreadable with
+ * the reason, as a refusal of the debuggee would. */
 #include "heap_internal.h"
 #include "heapscope/bytes.h"
 
