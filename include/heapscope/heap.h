@@ -336,15 +336,39 @@ typedef struct heap_closure {
 } heap_closure;
 
 /* Decodes the closure at addr (untagged) into out, reusing out's storage.
- * Call heap_closure_free once when done with a reused value. */
+ * Call heap_closure_free once when done with a reused value.
+ * addr must be a closure of this pause: a GC root, a saved object, or a
+ * pointer read from a closure decoded in this pause (never an address a
+ * person gave: heap_decode_named). Such a closure is remembered as one of
+ * this pause (heap_reached). */
 hs_status heap_decode(heap *h, uint64_t addr, heap_closure *out, hs_error *err);
 void heap_closure_free(heap_closure *c);
 /* heap_decode for an address a person typed, which may be stale or made
- * up: when no closure can live there (no block or static closure, a first
- * word that is no info pointer, an invalid closure type, a closure running
- * past its block group, the debuggee refusing the address), fails with
- * HS_ERR_NOT_FOUND "no closure lives at 0x... in this pause". */
+ * up. The official stub crashes the program when asked about an address
+ * that is no closure, so nothing is asked about addr unless it is known to
+ * be a closure of this pause (heap_reached: query_closure_of_pause decides
+ * the rest with a traversal from the roots); else, and when what is there
+ * cannot be read, fails with HS_ERR_NOT_FOUND (heap_no_closure's message). */
 hs_status heap_decode_named(heap *h, uint64_t addr, heap_closure *out, hs_error *err);
+
+/* ---- closures of this pause ------------------------------------------ */
+
+/* True when addr (tagged or not) is known to be a closure of this pause:
+ * a GC root or saved object, or a closure decoded since the pause began
+ * (every decode is of a closure reached from those). False says nothing
+ * more unless heap_reached_complete. */
+bool heap_reached(const heap *h, uint64_t addr);
+/* A traversal from every root and saved object has decoded all it could
+ * reach: a closure not heap_reached is none of this pause. */
+void heap_reached_set_complete(heap *h);
+bool heap_reached_complete(const heap *h);
+/* Fails with HS_ERR_NOT_FOUND and the one-line message for an address
+ * that is no closure of this pause: "no closure at 0x... in this pause",
+ * saying too, for an address in the heap's address range, that closures
+ * move whenever the program runs (an address from an earlier pause), or
+ * naming the closure it lies inside (inside != 0, of type inside_type). */
+hs_status heap_no_closure(const heap *h, uint64_t addr, uint64_t inside, uint32_t inside_type,
+                          hs_error *err);
 /* heap_decode for callers that already hold the closure's bytes (from
  * heap_memory_cached, len >= 8) and its info table: the traversal's path. */
 hs_status heap_decode_known(heap *h, uint64_t addr, const uint8_t *bytes, size_t len,
@@ -353,7 +377,8 @@ hs_status heap_decode_known(heap *h, uint64_t addr, const uint8_t *bytes, size_t
 /* A byte array's payload (ARR_WORDS, of any size), a page at a time:
  * copies up to cap bytes from byte `offset` of the payload of the closure
  * at addr into buf, *got of them (0 at or past the end), and sets *total
- * to the payload's length. An address where no closure lives fails as
+ * to the payload's length. An address that is no closure of this pause
+ * (heap_reached; a person's: query_closure_of_pause first) fails as
  * heap_decode_named does; a closure that is no ARR_WORDS is an
  * HS_ERR_USAGE error naming its type. */
 hs_status heap_payload_read(heap *h, uint64_t addr, uint64_t offset, uint8_t *buf, size_t cap,

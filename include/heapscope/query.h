@@ -114,6 +114,19 @@ hs_status query_traverse_phases(heap *h, const query_starts *phases, size_t n_ph
                                 const query_traversal *t, query_traversal_stats *stats,
                                 hs_error *err);
 
+/* ---- addresses a person gives ------------------------------------------ */
+
+/* HS_OK when addr (tagged or not) is a closure of this pause: a GC root, a
+ * saved object, or a closure reached from them (closure_of_pause.c). Else
+ * HS_ERR_NOT_FOUND with heap_no_closure's one-line message ("no closure at
+ * 0x... in this pause", naming the closure it lies inside when the
+ * traversal met one). Nothing is ever asked about addr itself: when the
+ * closures decoded so far do not tell, a traversal from the roots decides
+ * (progress as query_traversal's; a cancel fails HS_ERR_CANCELLED). Then
+ * heap_decode_named reads it. */
+hs_status query_closure_of_pause(heap *h, uint64_t addr, query_progress_fn progress,
+                                 void *progress_ctx, hs_error *err);
+
 /* ---- era ranges (retainers-and-eras.md §4.5) -------------------------- */
 
 typedef struct query_era_range {

@@ -162,9 +162,10 @@ static const char man_show[] =
     ".B address\n"
     "and\n"
     ".BR unreadable .\n"
-    "An address where no closure lives in this pause (copied before the heap\n"
-    "moved, or made up: no block or static closure there, or a first word that\n"
-    "is no info pointer) is an error saying so, and nothing is printed.\n";
+    "An address that is no closure of this pause (made up, inside a closure,\n"
+    "or copied before the program ran on) is an error saying so, status 1:\n"
+    "nothing is asked about it and nothing is printed (see\n"
+    ".BR ADDRESSES ).\n";
 
 static const char man_census[] =
     "Count every closure reachable from the GC roots once and sum its size,\n"
@@ -487,7 +488,9 @@ static const char man_dump[] =
     "is given (as for\n"
     ".BR snapshot ;\n"
     "the file is written aside and moved into place whole). An address\n"
-    "where no closure lives in this pause, or a\n"
+    "that is no closure of this pause (see\n"
+    ".BR ADDRESSES ),\n"
+    "or a\n"
     "closure that is not a byte array, is an error saying so, and no file is\n"
     "written. With\n"
     ".BR \\-\\-json :\n"

@@ -15,14 +15,26 @@
 
 #define PAGE (1u << 20)
 
+/* Progress of the traversal that checks a typed address: stops on a quit
+ * signal. */
+static bool cli_keep_going_progress(void *ctx, uint64_t visited) {
+    (void)ctx, (void)visited;
+    return cli_keep_going();
+}
+
 static hs_status write_payload(heap *h, uint64_t addr, FILE *f, uint64_t *total,
                                hs_error *err) {
     uint8_t *buf = malloc(PAGE);
     if (!buf)
         return hs_fail(err, HS_ERR_NOMEM, "out of memory");
-    hs_status st = HS_OK;
     uint64_t off = 0;
     *total = 0;
+    /* a closure of this pause, or nothing is asked about it */
+    hs_status st = query_closure_of_pause(h, addr, cli_keep_going_progress, NULL, err);
+    if (st != HS_OK) {
+        free(buf);
+        return st;
+    }
     do {
         size_t got;
         st = heap_payload_read(h, addr, off, buf, PAGE, &got, total, err);

@@ -155,13 +155,23 @@ static hs_status show_closure(show_state *s, heap *h, const show_item *it, int m
     return HS_OK;
 }
 
+/* Progress of the traversal that checks a typed address: stops on a quit
+ * signal. */
+static bool cli_keep_going_progress(void *ctx, uint64_t visited) {
+    (void)ctx, (void)visited;
+    return cli_keep_going();
+}
+
 static hs_status show_tree(heap *h, uint64_t root, int max_depth, bool json, bool retained,
                            hs_error *err) {
     show_state s = {0};
     query_dominators *dom = NULL;
     /* the typed address may be stale or made up: check it before printing
-     * (and before the whole heap's dominator tree) */
-    hs_status st = heap_decode_named(h, root, &s.c, err);
+     * (and before the whole heap's dominator tree); nothing is asked about
+     * it unless it is a closure of this pause */
+    hs_status st = query_closure_of_pause(h, root, cli_keep_going_progress, NULL, err);
+    if (st == HS_OK)
+        st = heap_decode_named(h, root, &s.c, err);
     if (st == HS_OK && retained)
         st = cli_dominators_compute(h, &dom, err);
     s.dom = dom;

@@ -350,6 +350,8 @@ hs_status heap_decode_known(heap *h, uint64_t addr, const uint8_t *p, size_t len
     hs_status st = decode_body(&d);
     if (st != HS_OK) /* no half-decoded children: addr, info and type remain */
         out->n_edges = out->n_words = out->n_frames = 0;
+    else
+        st = heap_reached_mark(h, addr, err);
     return st;
 }
 

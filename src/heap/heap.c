@@ -351,6 +351,7 @@ static void drop_heap_contents(heap *h) {
     heap_free_map_values(&h->statics);
     heap_free_map_values(&h->ret_fun_bitmaps);
     heap_cost_drop(h);
+    heap_reached_drop(h);
 }
 
 hs_status heap_refresh(heap *h, hs_error *err) {
@@ -363,6 +364,8 @@ hs_status heap_refresh(heap *h, hs_error *err) {
         st = src.ops->blocks(src.self, &h->blocks, err);
     if (st == HS_OK)
         st = index_blocks(h, err);
+    if (st == HS_OK)
+        st = heap_reached_name_roots(h, err);
     if (st != HS_OK)
         drop_heap_contents(h);
     return st;

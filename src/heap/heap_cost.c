@@ -42,6 +42,8 @@ hs_status heap_ccs(heap *h, uint64_t ccs, const wire_ccs **out, hs_error *err) {
         return HEAP_UNAVAILABLE;
     if (ccs == 0)
         return hs_fail(err, HEAP_UNAVAILABLE, "null cost-centre stack pointer");
+    if (!heap_guard_cost(h, ccs, "a cost-centre stack", err))
+        return HEAP_UNAVAILABLE;
     wire_ccs *v = calloc(1, sizeof *v);
     if (!v)
         return hs_fail(err, HS_ERR_NOMEM, "out of memory");
@@ -64,6 +66,8 @@ hs_status heap_cc(heap *h, uint64_t cc, const wire_cc **out, hs_error *err) {
         return HEAP_UNAVAILABLE;
     if (cc == 0)
         return hs_fail(err, HEAP_UNAVAILABLE, "null cost centre pointer");
+    if (!heap_guard_cost(h, cc, "a cost centre", err))
+        return HEAP_UNAVAILABLE;
     wire_cc *v = calloc(1, sizeof *v);
     if (!v)
         return hs_fail(err, HS_ERR_NOMEM, "out of memory");
@@ -86,6 +90,8 @@ hs_status heap_index_entry(heap *h, uint64_t entry, const wire_index_entry **out
         return HS_OK;
     if (entry == 0)
         return hs_fail(err, HEAP_UNAVAILABLE, "null index-table entry pointer");
+    if (!heap_guard_cost(h, entry, "an index-table entry", err))
+        return HEAP_UNAVAILABLE;
     wire_index_entry *v = calloc(1, sizeof *v);
     if (!v)
         return hs_fail(err, HS_ERR_NOMEM, "out of memory");

@@ -63,6 +63,14 @@ struct heap {
                             message (strdup): asked once, however many closures name it */
     uint64_t ccs_main;
     bool ccs_main_known;
+
+    /* the closures of this pause (reached.c) */
+    u64map named;           /* roots and saved objects, untagged */
+    uint64_t *reached_bits; /* one bit per dense heap word; NULL until a mark */
+    u64map reached_other;   /* closures outside the blocks */
+    bool reached_complete;  /* a traversal from every root has marked them all */
+    /* the span of info pointers answered so far (guard.c), 0 = none */
+    uint64_t info_lo, info_hi;
 };
 
 /* The key of a function bitmap in fun_bitmaps; 0 when it has none. */
@@ -116,5 +124,25 @@ void heap_infos_free(heap *h);
 void heap_cost_drop(heap *h);
 /* Loads block group g of a lazy source. */
 hs_status heap_load_group(heap *h, size_t g, hs_error *err);
+
+/* What the heap may ask the source about (guard.c): false, with why
+ * (HEAP_UNAVAILABLE), when a request would name an address that cannot be
+ * what it should be. */
+bool heap_guard_closure(const heap *h, uint64_t addr, hs_error *why);
+bool heap_guard_info(const heap *h, uint64_t info, hs_error *why);
+bool heap_guard_cost(const heap *h, uint64_t addr, const char *what, hs_error *why);
+/* True when the debuggee named addr (untagged) a root or saved object. */
+bool heap_guard_named(const heap *h, uint64_t addr);
+/* When no info table is known yet: fetches those of the roots and saved
+ * objects in the blocks (closures of the pause), so heap_guard_closure can
+ * measure a static closure against the program's code. */
+hs_status heap_guard_learn_code(heap *h, hs_error *err);
+/* An info table was answered for info: widens the span of known code. */
+void heap_guard_note_info(heap *h, uint64_t info);
+
+/* The closures of this pause (reached.c). */
+hs_status heap_reached_mark(heap *h, uint64_t addr, hs_error *err);
+hs_status heap_reached_name_roots(heap *h, hs_error *err);
+void heap_reached_drop(heap *h);
 
 #endif

@@ -127,6 +127,8 @@ static hs_status fetch_batch(heap *h, const uint64_t *ptrs, size_t n, hs_error *
             made[i]->pub.srt = wire_untag(srts[k++]);
             made[i]->srt_asked = true;
         }
+        if (!made[i]->failed)
+            heap_guard_note_info(h, ptrs[i]);
         st = keep(h, ptrs[i], made[i], err);
         made[i] = NULL; /* owned by the map now, or freed */
     }
@@ -157,6 +159,11 @@ hs_status heap_info_prefetch(heap *h, const uint64_t *ptrs, size_t n, hs_error *
             uint64_t p = ptrs[i];
             if (p == 0 || u64map_find(&h->infos, p) || u64map_find(&pending, p))
                 continue;
+            hs_error why = {0};
+            if (!heap_guard_info(h, p, &why)) { /* never asked: unreadable, with the reason */
+                st = keep_failure(h, p, &why, err);
+                continue;
+            }
             if (!u64map_put(&pending, p, 1)) {
                 st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
                 break;

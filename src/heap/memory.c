@@ -90,6 +90,13 @@ hs_status heap_prefetch_statics(heap *h, const uint64_t *addrs, size_t n, hs_err
                 break;
             if (!fetch || u64map_find(&pending, a))
                 continue;
+            if ((st = heap_guard_learn_code(h, err)) != HS_OK)
+                break;
+            hs_error why = {0};
+            if (!heap_guard_closure(h, a, &why)) { /* never asked: unreadable, with the reason */
+                st = refuse_image(h, a, &why, err);
+                continue;
+            }
             if (!u64map_put(&pending, a, 1)) {
                 st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
                 break;

@@ -189,16 +189,29 @@ void tui_cmd_search(tui_app *app, int arg) {
     tui_search_run(app, NULL, 0, NULL);
 }
 
-/* Whether a typed address holds a closure; says why not when it does
- * not (a stale address must not read as "the debuggee refused"). */
+static bool lookup_progress(void *ctx, uint64_t visited) {
+    return tui_progress(ctx, visited, "closures visited");
+}
+
+/* Whether a typed address holds a closure of this pause; says why not when
+ * it does not (a stale address must not read as "the debuggee refused").
+ * Nothing is asked about the address unless it is one: the official stub
+ * crashes the program on a wild address (query_closure_of_pause). */
 static bool closure_lives_at(tui_app *app, const char *text) {
     uint64_t addr;
     if (!query_parse_hex_address(text, &addr))
         return true; /* check() already accepted it: let the search say */
+    heap *h = session_heap(app->sess);
     heap_closure c = {0};
     hs_error err = {0};
-    hs_status st = heap_decode_named(session_heap(app->sess), addr, &c, &err);
+    static const char doing[] = "looking for the address";
+    tui_progress_begin(doing);
+    hs_status st = query_closure_of_pause(h, addr, lookup_progress, (void *)doing, &err);
+    if (st == HS_OK)
+        st = heap_decode_named(h, addr, &c, &err);
     heap_closure_free(&c);
+    if (st != HS_OK && tui_progress_cancelled())
+        err.status = st = HS_ERR_CANCELLED;
     if (st == HS_ERR_NOT_FOUND)
         tui_app_message(app, TUI_ROLE_ERROR, "%s", err.message);
     else if (st != HS_OK)

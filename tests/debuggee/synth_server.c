@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "heapscope/bytes.h"
+#include "synth_fragile.h"
 #include "synth_hostile.h"
 #include "synth_server_cli.h"
 #include "synth_server_int.h"
@@ -124,6 +125,8 @@ synth_serve_result synth_serve_connection(const synth_process *p, synth_state *s
                 o.silent = cmd < 32 && (cfg->silent_on >> cmd & 1);
                 o.hostile = cmd < 32 && cfg->hostile ? cfg->hostile->wire[cmd] : 0;
                 uint64_t resumes = st->resumes;
+                if (cfg->fragile)
+                    synth_fragile_gate(p, cmd, body + 4, len - 4);
                 if (!o.stalled) /* a stalled stub reads requests and serves none */
                     synth_handle_request(p, st, &o, cmd, body + 4, len - 4);
                 if (st->resumes != resumes && cfg->resumed)

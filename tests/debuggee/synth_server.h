@@ -60,6 +60,7 @@ typedef struct synth_server_config {
     const char *count_path;      /* written after each connection: synth_write_counts */
     int answer_delay_ms;         /* each request waits this long before it is served */
     const struct synth_hostile *hostile; /* --hostile transport kinds; NULL = none */
+    bool fragile;                /* --fragile: exit on a wild address (synth_fragile.h) */
     /* after a RESUME was answered (st->resumes counts it): the program ran;
        it may replace the heap p points to (--grow-per-pause); NULL = none */
     void (*resumed)(void *ctx, uint64_t resumes);

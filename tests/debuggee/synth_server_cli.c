@@ -71,10 +71,15 @@ static const char usage[] =
     "                           time, byte for byte, after the others (the real RTS\n"
     "                           lists each empty pinned group once per capability)\n"
     "%s"
+    "  --fragile                as fragile as the official ghc-debug stub: a request\n"
+    "                           naming an address that is no closure (or info table,\n"
+    "                           stack frame, cost centre) of this heap makes the\n"
+    "                           program log 'fragile: ...' and exit at once with\n"
+    "                           status 139, where the stub's program would crash\n"
     "  --help                   this text\n"
     "\n"
     "Exit status: 0 after a clean stop (SIGINT/SIGTERM or --max-connections),\n"
-    "1 on a runtime error, 2 on a usage error.\n";
+    "1 on a runtime error, 2 on a usage error, 139 under --fragile.\n";
 
 const char *synth_cli_usage(void) {
     static char text[sizeof usage + 4096];
@@ -199,6 +204,10 @@ int synth_cli_parse(int argc, char **argv, synth_cli *cli, synth_options *gen, c
         }
         if (strcmp(a, "--duplicate-pinned") == 0) {
             gen->duplicate_pinned = true;
+            continue;
+        }
+        if (strcmp(a, "--fragile") == 0) {
+            cli->fragile = true;
             continue;
         }
         if (strcmp(a, "--plan-only") == 0) {

@@ -23,6 +23,7 @@ typedef struct synth_cli {
     const char *count_path;      /* --count-requests FILE, NULL = none */
     int answer_delay_ms;         /* --answer-delay MS, 0 = none */
     synth_hostile hostile;       /* --hostile KIND,...: all zero = none */
+    bool fragile;                /* --fragile: exit on a wild address (synth_fragile.h) */
     bool help;                   /* --help: print usage, exit 0 */
 } synth_cli;
 

@@ -140,7 +140,7 @@ class PlantedHeap(PlantedCase):
                 r = run("show", self.debuggee.socket, addr, *json_flag)
                 self.assertEqual(r.returncode, 1, r.stderr)
                 self.assertEqual(r.stdout, "")
-                self.assertIn("no closure lives at %s in this pause" % addr, r.stderr)
+                self.assertIn("no closure at %s in this pause" % addr, r.stderr)
                 self.assertNotIn("refused", r.stderr)
 
     def test_census_by_bad_kind(self):

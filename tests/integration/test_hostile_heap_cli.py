@@ -161,18 +161,21 @@ class Dangling(HeapKind, unittest.TestCase):
     KIND = "dangling"
     UNREADABLE = 7
     ROOTS_UNREADABLE = 2
-    PROBLEM = r"^closure 0x7f00000010[04]0: CLOSURES: the debuggee refused"
+    # never asked (issue 19): far from the program's code, as the guard says
+    PROBLEM = r"^closure 0x7f00000010[04]0: 0x7f00000010[04]0 is too far from the program's code"
 
     def test_roots_to_nothing_are_listed(self):
         r = self.run_cmd("roots", self.debuggee.socket)
         self.assertRegex(r.stdout, r"\n  0x0  <could not be read: null closure pointer>\n")
         self.assertRegex(r.stdout, r"\n  0x7f0000001040  <could not be read: closure "
-                                   r"0x7f0000001040: CLOSURES: the debuggee refused")
+                                   r"0x7f0000001040: 0x7f0000001040 is too far from the "
+                                   r"program's code \(0x[0-9a-f]+ to 0x[0-9a-f]+\) to be a static "
+                                   r"closure, so it was not asked for>")
 
 
 class Interior(HeapKind, unittest.TestCase):
     KIND = "interior"
-    UNREADABLE = 5
+    UNREADABLE = 6  # into_middle's target: its first word, a heap pointer, is never asked
     PROBLEM = r"^closure 0x[0-9a-f]+: "
 
 
@@ -271,7 +274,7 @@ class AllKindsNotProfiled(unittest.TestCase):
                     m = NOTE.match(r.stderr.rstrip("\n"))
                     self.assertTrue(m, r.stderr)
                     # the sum of the kinds' own classes above
-                    self.assertEqual(int(m.group(1)), 7 + 5 + 9 + 7 + 5 + 7, r.stderr)
+                    self.assertEqual(int(m.group(1)), 7 + 6 + 9 + 7 + 5 + 7, r.stderr)
 
 
 if __name__ == "__main__":

@@ -171,7 +171,7 @@ class PlantedStrings(PlantedCase):
             self.assertIn("is a CONSTR, not a byte array (ARR_WORDS)", r.stderr)
             r = run("dump", self.debuggee.socket, "0x4200000008", "-o", out)
             self.assertEqual(r.returncode, 1)
-            self.assertIn("no closure lives at 0x4200000008 in this pause", r.stderr)
+            self.assertIn("no closure at 0x4200000008 in this pause", r.stderr)
             self.assertEqual(os.listdir(d), [], "nothing written on failure")
             r = run("dump", self.debuggee.socket, "banana", "-o", out)
             self.assertEqual(r.returncode, 2)

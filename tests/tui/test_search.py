@@ -204,7 +204,7 @@ class Search(TuiCase):
         stale = "0x%x" % (int(self.match["address"], 16) + 8)  # inside the first Leak
         for addr in (stale, "0x10"):
             self.search(t, addr, key="C-a")
-            s = t.wait_text("no closure lives at %s in this pause" % addr,
+            s = t.wait_text("no closure at %s in this pause" % addr,
                             what="the stale-address message (issue 9, item 4)")
             self.assertNotIn("refused", s.text)
 

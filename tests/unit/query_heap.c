@@ -218,6 +218,10 @@ void qh_ccs_main(qh *q, uint64_t ccs_addr) {
     q->ccs_main = ccs_addr;
 }
 
+struct fake_counts *qh_counts(qh *q) {
+    return fake_counts_of(q->f);
+}
+
 unsigned qh_source_info_requests(const qh *q) {
     return q->source_info_requests;
 }

@@ -59,5 +59,7 @@ void qh_ccs_main(qh *q, uint64_t ccs_addr);
 /* Opens the heap (asserts success). */
 heap *qh_open(qh *q);
 unsigned qh_source_info_requests(const qh *q);
+/* The requests the wrapped fake source served (struct fake_counts). */
+struct fake_counts *qh_counts(qh *q);
 
 #endif
