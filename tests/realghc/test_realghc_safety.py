@@ -202,6 +202,7 @@ class BlockedOutput(Program, unittest.TestCase):
 
     def blocked(self, cmd, sig):
         r, w = os.pipe()
+        p = None
         try:
             fcntl.fcntl(w, 1031, 4096)  # F_SETPIPE_SZ: small, so little output fills it
             p = start([cmd[0], self.program.socket, *cmd[1:]], stdout=w,
@@ -221,8 +222,12 @@ class BlockedOutput(Program, unittest.TestCase):
             self.assertLessEqual(took, realghc.timeout(0.5),
                                  "%s took %.2f s to end after %s" % (cmd[0], took, sig.name))
             self.assertEqual(p.returncode, SIGNAL_STATUS[sig], p.stderr.read())
-            p.stderr.close()
         finally:
+            if p and p.poll() is None:  # a failed case: do not leave it behind
+                p.kill()
+                p.wait()
+            if p:
+                p.stderr.close()
             os.close(r)
             if w >= 0:
                 os.close(w)
