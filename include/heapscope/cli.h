@@ -126,6 +126,19 @@ typedef struct cli_session {
  * does. */
 hs_status cli_session_open(const char *target, const cli_common *common, cli_session *s,
                            hs_error *err);
+/* What a command must read of the pause beyond what the GC roots and the
+ * saved objects reach (an address the user named), asked while the
+ * debuggee is still paused; a failure ends the command with it. */
+typedef hs_status (*cli_prepare_fn)(void *ctx, heap *h, hs_error *err);
+/* cli_session_open, then prepare (may be NULL) while paused; then a
+ * debuggee heapscope paused is let go (session_let_go: the pause is
+ * completed and the debuggee resumed, the heap read offline after),
+ * unless --leave-paused. */
+hs_status cli_session_open_prepared(const char *target, const cli_common *common,
+                                    cli_prepare_fn prepare, void *prepare_ctx, cli_session *s,
+                                    hs_error *err);
+/* The command's start (main), for the elapsed time --json reports. */
+void cli_timing_start(void);
 /* Records the pause (--record), resumes a debuggee we paused (unless
  * --leave-paused; over a new connection if a cancel or a timeout closed
  * it) and closes everything. */

@@ -102,7 +102,8 @@ hs_status session_pause(session *s, hs_error *err);
  * after: immutable answers are kept across pauses); the result is
  * session_heap. On failure there is no heap. */
 hs_status session_read_heap(session *s, hs_error *err);
-/* The heap of the current pause, or NULL (running, not read, s NULL). */
+/* The heap of the current pause, or NULL (running, not read, s NULL);
+ * after session_let_go, the completed copy of the pause. */
 heap *session_heap(const session *s);
 /* The current pause's heap is no longer shown (what is immutable is kept
  * for the next pause); the debuggee stays as it is. */
@@ -110,6 +111,16 @@ void session_drop_heap(session *s);
 /* Resumes the debuggee (the heap is dropped; what is immutable is kept
  * for the next pause). A file: HS_ERR_USAGE with the reason. */
 hs_status session_resume(session *s, hs_error *err);
+/* Lets a debuggee heapscope paused run again while its pause stays
+ * readable: completes the pause first (store_complete_pause: every answer
+ * the reachable heap can need, progress may cancel it), then resumes it.
+ * session_heap stays, answering offline: from then on nothing is sent to
+ * the debuggee for it, and a request it did not make during the pause
+ * fails (HEAP_UNAVAILABLE, "... was not fetched during the pause"), since
+ * addresses are not valid once the program runs. A file, or a debuggee
+ * found paused (not ours to resume): nothing is done. */
+hs_status session_let_go(session *s, store_progress_fn progress, void *progress_ctx,
+                         hs_error *err);
 /* Connects again after a request was cut short and asks whether the
  * debuggee is still paused (if not, the heap is dropped). */
 hs_status session_revive(session *s, hs_error *err);

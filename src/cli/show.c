@@ -194,6 +194,45 @@ static hs_status show_tree(heap *h, uint64_t root, int max_depth, bool json, boo
     return st;
 }
 
+/* What show_tree reads, read while the debuggee is paused (the closure
+ * named may be one no root reaches, and so may its children): each closure
+ * of the tree down to max_depth, the first SHOW_MAX_CHILDREN children of
+ * each, once. A child that cannot be read is shown so later; only the
+ * named closure's failure ends the command. */
+typedef struct show_prepare {
+    uint64_t root;
+    int max_depth;
+} show_prepare;
+
+static hs_status prepare_tree(void *ctx, heap *h, hs_error *err) {
+    const show_prepare *p = ctx;
+    show_state s = {0};
+    hs_status st = heap_decode_named(h, p->root, &s.c, err);
+    if (st == HS_OK && !push(&s, (show_item){ITEM_CLOSURE, true, 0, p->root, ""}))
+        st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
+    while (st == HS_OK && s.n > 0) {
+        show_item it = s.stack[--s.n];
+        if (it.kind != ITEM_CLOSURE || u64map_find(&s.shown, it.addr))
+            continue;
+        if (!u64map_put(&s.shown, it.addr, 1)) {
+            st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
+            break;
+        }
+        hs_error why;
+        hs_status dst = heap_decode(h, it.addr, &s.c, &why);
+        if (dst != HS_OK && !query_unreadable_status(dst)) {
+            *err = why;
+            st = dst;
+        } else if (dst == HS_OK && (int)it.depth < p->max_depth && !push_children(&s, it.depth)) {
+            st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
+        }
+    }
+    heap_closure_free(&s.c);
+    u64map_free(&s.shown);
+    free(s.stack);
+    return st;
+}
+
 static bool parse_address(const char *text, uint64_t *out) {
     const char *digits = strncmp(text, "0x", 2) == 0 || strncmp(text, "0X", 2) == 0 ? text + 2 : text;
     if (!*digits || strspn(digits, "0123456789abcdefABCDEF") != strlen(digits) || strlen(digits) > 16)
@@ -217,7 +256,8 @@ int cli_show(const char *target, const char *address, const cli_common *common) 
     }
     hs_error err = {0};
     cli_session s;
-    if (cli_session_open(target, common, &s, &err) != HS_OK)
+    show_prepare prep = {addr, depth};
+    if (cli_session_open_prepared(target, common, prepare_tree, &prep, &s, &err) != HS_OK)
         return cli_report(&err);
     hs_status st = show_tree(s.heap, addr, depth, common->json, common->retained, &err);
     return cli_session_finish(&s, common, st, &err);

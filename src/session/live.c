@@ -52,6 +52,9 @@ hs_status session_live_probe(session *s, hs_error *err) { return learn_pause_sta
 hs_status session_live_pause(session *s, hs_error *err) {
     if (s->paused)
         return HS_OK;
+    s->let_go = false;
+    s->heap = NULL; /* a completed copy (session_let_go) is of the pause before */
+    s->gate.offline = false;
     s->ours = true; /* from the moment PAUSE is sent */
     bool already = false;
     hs_status st = wire_pause(s->conn, &already, err);
@@ -69,7 +72,9 @@ heap_source session_live_source(session *s) {
     if (s->linked) /* an earlier first read that failed */
         cache_link_close(&s->link);
     s->linked = true;
-    return cache_link_live(s->opts.cache, s->conn, heap_source_live(s->conn), &s->link);
+    heap_source linked = cache_link_live(s->opts.cache, s->conn, heap_source_live(s->conn),
+                                         &s->link);
+    return session_gate_source(&s->gate, linked);
 }
 
 hs_status session_revive(session *s, hs_error *err) {
@@ -97,4 +102,23 @@ hs_status session_give_back(session *s, hs_error *err) {
         hs_interrupt_note(note);
     }
     return st;
+}
+
+hs_status session_let_go(session *s, store_progress_fn progress, void *progress_ctx,
+                         hs_error *err) {
+    if (!s->conn || !s->ours)
+        return HS_OK; /* a file; a debuggee found paused stays paused */
+    if (!s->heap)
+        return hs_fail(err, HS_ERR_USAGE, "no pause to complete: the heap was not read");
+    session_record_abandon(s); /* it reads through the gate about to shut */
+    hs_status st = store_complete_pause(s->heap, progress, progress_ctx, err);
+    if (st != HS_OK)
+        return hs_fail_context(err, "completing the pause");
+    st = wire_resume(s->conn, err);
+    if (st != HS_OK)
+        return st;
+    s->paused = s->ours = false;
+    s->gate.offline = true; /* from now on the heap answers only from what it has */
+    s->let_go = true;
+    return HS_OK;
 }

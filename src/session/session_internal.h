@@ -5,6 +5,13 @@
 #include "heapscope/ghcdebug_file.h"
 #include "heapscope/session.h"
 
+/* gate.c: a pause's source that refuses every request once shut. */
+typedef struct session_gate {
+    heap_source inner;
+    bool offline; /* shut: the debuggee runs again (session_let_go) */
+} session_gate;
+heap_source session_gate_source(session_gate *g, heap_source inner);
+
 struct session {
     char *target;
     session_options opts;
@@ -19,6 +26,8 @@ struct session {
     heap *kept; /* the heap read first, refreshed by later pauses (owns it) */
     cache_link link;
     bool linked; /* link was made (with the first heap) */
+    session_gate gate; /* between the heap and a debuggee's source (gate.c) */
+    bool let_go; /* session_let_go resumed the debuggee: s->heap is the completed copy */
     cache_recorder *rec; /* recording the current pause beside the caller (record.c) */
 
     wire_version version;
