@@ -137,6 +137,9 @@ typedef hs_status (*cli_prepare_fn)(void *ctx, heap *h, hs_error *err);
 hs_status cli_session_open_prepared(const char *target, const cli_common *common,
                                     cli_prepare_fn prepare, void *prepare_ctx, cli_session *s,
                                     hs_error *err);
+/* The exit status of a failed cli_session_open: its error, then, when
+ * leaving could not resume the debuggee, that too. */
+int cli_session_open_failed(const cli_session *s, const hs_error *err);
 /* The command's start (main), for the elapsed time --json reports. */
 void cli_timing_start(void);
 /* Records the pause (--record), resumes a debuggee we paused (unless

@@ -111,16 +111,23 @@ void session_drop_heap(session *s);
 /* Resumes the debuggee (the heap is dropped; what is immutable is kept
  * for the next pause). A file: HS_ERR_USAGE with the reason. */
 hs_status session_resume(session *s, hs_error *err);
+/* Completes the pause of a paused debuggee (store_complete_pause): asks
+ * every answer the reachable heap can need, so that session_let_go can
+ * resume it and the heap still answers everything asked of it. progress
+ * may cancel it. A file, or a heap already let go: nothing to do. */
+hs_status session_complete(session *s, store_progress_fn progress, void *progress_ctx,
+                           hs_error *err);
 /* Lets a debuggee heapscope paused run again while its pause stays
- * readable: completes the pause first (store_complete_pause: every answer
- * the reachable heap can need, progress may cancel it), then resumes it.
- * session_heap stays, answering offline: from then on nothing is sent to
- * the debuggee for it, and a request it did not make during the pause
+ * readable (complete it first: session_complete): resumes it, keeping
+ * session_heap, which answers offline from then on. Nothing more is sent
+ * to the debuggee for it: a request it did not make during the pause
  * fails (HEAP_UNAVAILABLE, "... was not fetched during the pause"), since
- * addresses are not valid once the program runs. A file, or a debuggee
- * found paused (not ours to resume): nothing is done. */
-hs_status session_let_go(session *s, store_progress_fn progress, void *progress_ctx,
-                         hs_error *err);
+ * addresses are not valid once the program runs; an answer it got
+ * unavailable during the pause stays so. The gate shuts also when the
+ * RESUME fails (session_ours then stays true: session_give_back tries
+ * again). A file, or a debuggee found paused (not ours to resume):
+ * nothing is done. */
+hs_status session_let_go(session *s, hs_error *err);
 /* Connects again after a request was cut short and asks whether the
  * debuggee is still paused (if not, the heap is dropped). */
 hs_status session_revive(session *s, hs_error *err);

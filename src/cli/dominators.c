@@ -43,7 +43,7 @@ int cli_dominators_run(const char *target, const cli_common *common,
     hs_error err = {0};
     cli_session s;
     if (cli_session_open(target, common, &s, &err) != HS_OK)
-        return cli_report(&err);
+        return cli_session_open_failed(&s, &err);
     query_dominators *d = NULL;
     hs_status st = cmd->usable ? cmd->usable(s.heap, &err) : HS_OK;
     if (st == HS_OK)

@@ -61,7 +61,7 @@ int cli_dump(const char *target, const char *addr_text, const cli_common *common
         return cli_report(&err);
     cli_session s;
     if (cli_session_open_prepared(target, common, prepare_payload, &addr, &s, &err) != HS_OK)
-        return cli_report(&err);
+        return cli_session_open_failed(&s, &err);
     uint64_t total = 0;
     store_tmpfile tmp;
     hs_status st = store_tmpfile_create(common->output, common->force, &tmp, &err);

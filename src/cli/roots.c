@@ -60,7 +60,7 @@ int cli_roots(const char *target, const cli_common *common) {
     hs_error err = {0};
     cli_session s;
     if (cli_session_open(target, common, &s, &err) != HS_OK)
-        return cli_report(&err);
+        return cli_session_open_failed(&s, &err);
     if (common->json)
         puts("{");
     query_unreadable unreadable = {0};

@@ -258,7 +258,7 @@ int cli_show(const char *target, const char *address, const cli_common *common) 
     cli_session s;
     show_prepare prep = {addr, depth};
     if (cli_session_open_prepared(target, common, prepare_tree, &prep, &s, &err) != HS_OK)
-        return cli_report(&err);
+        return cli_session_open_failed(&s, &err);
     hs_status st = show_tree(s.heap, addr, depth, common->json, common->retained, &err);
     return cli_session_finish(&s, common, st, &err);
 }

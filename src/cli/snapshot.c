@@ -30,7 +30,7 @@ int cli_snapshot(const char *target, const cli_common *common) {
         return cli_report(&err);
     cli_session s;
     if (cli_session_open(target, common, &s, &err) != HS_OK)
-        return cli_report(&err);
+        return cli_session_open_failed(&s, &err);
     store_meta meta = {0};
     if (session_snapshot_meta(s.sess)) /* a copy keeps where and when the pause was taken */
         meta = *session_snapshot_meta(s.sess);

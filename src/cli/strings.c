@@ -86,7 +86,7 @@ int cli_strings(const char *target, const cli_common *common) {
     cli_session s;
     if (cli_session_open(target, common, &s, &err) != HS_OK) {
         query_filters_free(filters);
-        return cli_report(&err);
+        return cli_session_open_failed(&s, &err);
     }
     bool tty = isatty(STDERR_FILENO);
     query_strings_spec spec = {.filters = filters, .progress = show_progress,

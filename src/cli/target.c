@@ -48,14 +48,16 @@ static bool show_fetch_progress(void *ctx, uint32_t cmd, uint64_t bytes) {
     return true;
 }
 
+/* Recording's progress on a terminal; a quit signal or a failed output
+ * cancels it (it leaves no file), also where no request is waited on. */
 static bool show_record_progress(void *ctx, const char *phase, uint64_t done, uint64_t total) {
-    (void)ctx;
-    if (total)
+    bool tty = !ctx || *(const bool *)ctx;
+    if (tty && total)
         fprintf(stderr, "\r\033[Kheapscope: recording the pause: %s %.0f%%", phase,
                 100.0 * (double)done / (double)total);
-    else
+    else if (tty)
         fprintf(stderr, "\r\033[Kheapscope: recording the pause: %s", phase);
-    return true;
+    return cli_keep_going();
 }
 
 static void warn(void *ctx, const char *message) {
@@ -121,14 +123,18 @@ static hs_status let_go(cli_session *s, const cli_common *common, hs_error *err)
     if (!session_ours(s->sess) || common->leave_paused)
         return HS_OK;
     bool tty = isatty(STDERR_FILENO);
-    hs_status st = session_let_go(s->sess, show_completing, &tty, err);
+    hs_status st = session_complete(s->sess, show_completing, &tty, err);
     if (tty)
         fputs("\r\033[K", stderr);
-    if (st == HS_OK) {
+    if (st != HS_OK)
+        return st;
+    hs_error resume_err;
+    if (session_let_go(s->sess, &resume_err) == HS_OK) {
         timing.resumed = now_ms();
         hs_interrupt_note("the debuggee was resumed");
-    }
-    return st;
+    } /* else the pause is complete all the same: the command goes on, and
+         leaving (session_give_back) tries again and says what came of it */
+    return HS_OK;
 }
 
 hs_status cli_session_open(const char *target, const cli_common *common, cli_session *s,
@@ -173,7 +179,7 @@ static hs_status record(cli_session *s, hs_error *err) {
     if (!s->cache)
         return hs_fail(err, HS_ERR_USAGE, "--record needs the cache, which is off");
     bool tty = isatty(STDERR_FILENO);
-    store_write_options opts = {.progress = tty ? show_record_progress : NULL};
+    store_write_options opts = {.progress = show_record_progress, .progress_ctx = &tty};
     hs_status st = session_record(s->sess, &opts, err);
     if (tty)
         fputs("\r\033[K", stderr);
@@ -224,6 +230,13 @@ static bool still_there(hs_status resume) {
     default:
         return false;
     }
+}
+
+int cli_session_open_failed(const cli_session *s, const hs_error *err) {
+    int rc = cli_report(err);
+    if (still_there(s->resume_err.status) && !hs_interrupt_signal())
+        cli_report(&s->resume_err); /* "the debuggee may be left paused: ..." */
+    return rc;
 }
 
 int cli_session_finish(cli_session *s, const cli_common *common, hs_status st,

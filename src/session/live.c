@@ -104,21 +104,27 @@ hs_status session_give_back(session *s, hs_error *err) {
     return st;
 }
 
-hs_status session_let_go(session *s, store_progress_fn progress, void *progress_ctx,
-                         hs_error *err) {
+hs_status session_complete(session *s, store_progress_fn progress, void *progress_ctx,
+                           hs_error *err) {
+    if (!s->conn || !s->paused || s->gate.offline)
+        return HS_OK;
+    if (!s->heap)
+        return hs_fail(err, HS_ERR_USAGE, "no pause to complete: the heap was not read");
+    return store_complete_pause(s->heap, progress, progress_ctx, err);
+}
+
+hs_status session_let_go(session *s, hs_error *err) {
     if (!s->conn || !s->ours)
         return HS_OK; /* a file; a debuggee found paused stays paused */
     if (!s->heap)
-        return hs_fail(err, HS_ERR_USAGE, "no pause to complete: the heap was not read");
+        return hs_fail(err, HS_ERR_USAGE, "no pause to let go: the heap was not read");
     session_record_abandon(s); /* it reads through the gate about to shut */
-    hs_status st = store_complete_pause(s->heap, progress, progress_ctx, err);
-    if (st != HS_OK)
-        return hs_fail_context(err, "completing the pause");
-    st = wire_resume(s->conn, err);
-    if (st != HS_OK)
-        return st;
-    s->paused = s->ours = false;
-    s->gate.offline = true; /* from now on the heap answers only from what it has */
+    /* shut whatever the RESUME's answer: after a cut-short one the
+     * debuggee may run, and the stream is no use anyway */
+    s->gate.offline = true;
     s->let_go = true;
-    return HS_OK;
+    hs_status st = wire_resume(s->conn, err);
+    if (st == HS_OK)
+        s->paused = s->ours = false;
+    return st;
 }
