@@ -353,9 +353,9 @@ static hs_status visit_one(walk *w, uint32_t id, uint64_t addr, const uint8_t *b
 /* Closures visited between two progress reports. */
 #define PROGRESS_EVERY (UINT64_C(1) << 18)
 
-/* The closures of a level that needed requests: their static images in
- * batched CLOSURES requests, then their new info tables in batched
- * INFO_TABLES requests, then each is visited. */
+/* The closures of a level from the first that needed requests on: their
+ * static images in batched CLOSURES requests, then their new info tables
+ * in batched INFO_TABLES requests, then each is visited, in queue order. */
 static hs_status visit_deferred(walk *w, uint32_t depth, hs_error *err) {
     hs_status st;
     w->infos.count = 0; /* first holds the deferred addresses, then the info pointers */
@@ -409,8 +409,11 @@ static hs_status visit_level(walk *w, size_t lo, size_t hi, uint32_t depth, hs_e
         if (k < hi)
             look_ahead(w, k, &ring[(k - lo) % PREFETCH_DISTANCE]);
         bool want = true;
-        const heap_info *info = cur.bytes ? info_of(w, hs_load_le64(cur.bytes), &want) : NULL;
-        if (!info) { /* a static closure or an info table not here yet */
+        const heap_info *info =
+            cur.bytes && !w->deferred.count ? info_of(w, hs_load_le64(cur.bytes), &want) : NULL;
+        if (!info) { /* a static closure or an info table not here yet, and every closure
+                        after it in the level: the order of visits is the queue's whatever
+                        the heap has fetched already (a completed pause, a snapshot) */
             if (!addr_push(&w->deferred, i))
                 st = nomem(err);
             continue;
