@@ -125,7 +125,7 @@ static hs_status print_rows(heap *h, const query_dominators_info *info,
         printf("dominators: %" PRIu64 " reachable closures, %" PRIu64 " bytes\n"
                "%14s  closure (the closures it dominates indented below)\n",
                info->closures, info->bytes, "retained");
-    for (size_t i = 0; st == HS_OK && i < n; i++) {
+    for (size_t i = 0; st == HS_OK && i < n && cli_keep_going(); i++) {
         const query_dominator_row *r = &rows[i];
         if (json) {
             printf("%s\n  ", i ? "," : "");

@@ -26,7 +26,7 @@ static hs_status print_set(cli_session *s, const cli_common *common, const char 
         printf("  \"%s\": [", json_key);
     else
         printf("%s (%zu)\n", title, set->count);
-    for (size_t i = 0; st == HS_OK && i < set->count; i++) {
+    for (size_t i = 0; st == HS_OK && i < set->count && cli_keep_going(); i++) {
         if (common->json)
             printf(i ? ",\n    " : "\n    ");
         uint64_t addr = wire_untag(set->items[i]);

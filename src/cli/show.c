@@ -167,7 +167,7 @@ static hs_status show_tree(heap *h, uint64_t root, int max_depth, bool json, boo
     s.dom = dom;
     if (st == HS_OK && !push(&s, (show_item){ITEM_CLOSURE, true, 0, root, ""}))
         st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
-    while (st == HS_OK && s.n > 0) {
+    while (st == HS_OK && s.n > 0 && cli_keep_going()) {
         show_item it = s.stack[--s.n];
         if (it.kind == ITEM_CLOSE) {
             fputs("]}", stdout);

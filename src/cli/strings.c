@@ -30,7 +30,7 @@ static void print_json(const query_strings *s, size_t shown) {
            ", \"skipped\": %" PRIu64 ", \"rows\": [",
            s->total_count, s->total_bytes, s->total_wasted, s->n_rows, s->external, s->skipped);
     static char value[JSON_PREVIEW + 1];
-    for (size_t i = 0; i < shown; i++) {
+    for (size_t i = 0; i < shown && cli_keep_going(); i++) {
         const query_strings_row *r = &s->rows[i];
         char kinds[64];
         query_strings_kinds_text(r->kinds, kinds, sizeof kinds);
@@ -59,7 +59,7 @@ static void print_text(const query_strings *s, size_t shown) {
            hs_plural(s->n_rows, "value", "values"), s->total_bytes, s->total_wasted);
     printf("%12s %12s %9s %9s  %-16s %s\n", "wasted", "bytes", "count", "length", "kinds",
            "value");
-    for (size_t i = 0; i < shown; i++) {
+    for (size_t i = 0; i < shown && cli_keep_going(); i++) {
         const query_strings_row *r = &s->rows[i];
         char kinds[64], value[TEXT_PREVIEW + 1];
         query_strings_kinds_text(r->kinds, kinds, sizeof kinds);

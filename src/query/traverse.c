@@ -351,7 +351,17 @@ static hs_status visit_one(walk *w, uint32_t id, uint64_t addr, const uint8_t *b
  * in no useful address order, so every closure is a cache miss otherwise. */
 #define PREFETCH_DISTANCE 16
 /* Closures visited between two progress reports. */
-#define PROGRESS_EVERY (UINT64_C(1) << 18)
+#define PROGRESS_EVERY (UINT64_C(1) << 16)
+
+/* Inside a level too, every PROGRESS_EVERY closures: a wide level must not
+ * keep a quit waiting. */
+static hs_status level_progress(walk *w, size_t done_in_level, hs_error *err) {
+    if ((done_in_level & (PROGRESS_EVERY - 1)) != PROGRESS_EVERY - 1 || !w->t->progress)
+        return HS_OK;
+    if (w->t->progress(w->t->progress_ctx, w->stats->visited))
+        return HS_OK;
+    return hs_fail(err, HS_ERR_CANCELLED, "cancelled");
+}
 
 /* The closures of a level from the first that needed requests on: their
  * static images in batched CLOSURES requests, then their new info tables
@@ -376,6 +386,8 @@ static hs_status visit_deferred(walk *w, uint32_t depth, hs_error *err) {
         st = heap_info_prefetch(w->h, w->infos.items, w->infos.count, err);
     for (size_t i = 0; st == HS_OK && i < w->deferred.count && !w->stop; i++) {
         uint32_t id = (uint32_t)w->deferred.items[i];
+        if ((st = level_progress(w, i, err)) != HS_OK)
+            break;
         st = visit_one(w, id, decode_code(w, w->queue.items[id]), NULL, 0, NULL, true, depth,
                        err);
     }
@@ -405,6 +417,8 @@ static hs_status visit_level(walk *w, size_t lo, size_t hi, uint32_t depth, hs_e
         look_ahead(w, i, &ring[(i - lo) % PREFETCH_DISTANCE]);
     for (size_t i = lo; st == HS_OK && i < hi && !w->stop; i++) {
         ahead cur = ring[(i - lo) % PREFETCH_DISTANCE];
+        if (!w->deferred.count && (st = level_progress(w, i - lo, err)) != HS_OK)
+            break;
         size_t k = i + PREFETCH_DISTANCE;
         if (k < hi)
             look_ahead(w, k, &ring[(k - lo) % PREFETCH_DISTANCE]);
