@@ -73,6 +73,8 @@ static void print_json(const query_census *c, const query_census_spec *spec,
     }
     printf("%s], \"unreadable\": ", shown ? "\n" : "");
     cli_json_unreadable(stdout, &c->unreadable);
+    fputs(", ", stdout);
+    cli_json_timing(stdout);
     puts("}");
 }
 

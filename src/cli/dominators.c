@@ -148,6 +148,8 @@ static hs_status print_rows(heap *h, const query_dominators_info *info,
     if (st == HS_OK && json) {
         printf("%s], \"unreadable\": ", n ? "\n" : "");
         cli_json_unreadable(stdout, &info->unreadable);
+        fputs(", ", stdout);
+        cli_json_timing(stdout);
         puts("}");
     }
     heap_closure_free(&c);

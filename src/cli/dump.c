@@ -80,8 +80,10 @@ int cli_dump(const char *target, const char *addr_text, const cli_common *common
         if (common->json) {
             fputs("{\"file\": ", stdout);
             cli_json_string(stdout, common->output);
-            printf(", \"address\": \"0x%" PRIx64 "\", \"bytes\": %" PRIu64 "}\n",
+            printf(", \"address\": \"0x%" PRIx64 "\", \"bytes\": %" PRIu64 ", ",
                    wire_untag(addr), total);
+            cli_json_timing(stdout);
+            puts("}");
         } else {
             printf("wrote %" PRIu64 " bytes of the byte array at 0x%" PRIx64 " to %s\n", total,
                    wire_untag(addr), common->output);

@@ -127,6 +127,8 @@ static void print_json(const char *target, const query_leaks *l, size_t top,
     }
     printf("%s], \"unreadable\": ", l->n_groups && top ? "\n" : "");
     cli_json_unreadable(stdout, unreadable);
+    fputs(", ", stdout);
+    cli_json_timing(stdout);
     puts("}");
 }
 

@@ -73,6 +73,8 @@ int cli_roots(const char *target, const cli_common *common) {
     if (st == HS_OK && common->json) {
         fputs("  \"unreadable\": ", stdout);
         cli_json_unreadable(stdout, &unreadable);
+        fputs(",\n  ", stdout);
+        cli_json_timing(stdout);
         puts("\n}");
     }
     cli_flush_output();

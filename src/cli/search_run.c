@@ -70,6 +70,8 @@ static void print_tail(const query_search_stats *st, const cli_common *common) {
                st->matches ? "\n" : "", st->matches, st->limit_reached ? "true" : "false",
                st->traversal.visited);
         cli_json_unreadable(stdout, &st->traversal.unreadable);
+        fputs(", ", stdout);
+        cli_json_timing(stdout);
         puts("}");
         return;
     }

@@ -136,7 +136,7 @@ static hs_status show_closure(show_state *s, heap *h, const show_item *it, int m
             fputs(", \"repeated\": true", stdout);
         fputs(", \"children\": [", stdout);
         s->comma_at[it->depth + 1] = false;
-        if (!push(s, (show_item){.kind = ITEM_CLOSE}))
+        if (!push(s, (show_item){.kind = ITEM_CLOSE, .depth = it->depth}))
             return hs_fail(err, HS_ERR_NOMEM, "out of memory");
     } else {
         text_prefix(s, it);
@@ -170,7 +170,12 @@ static hs_status show_tree(heap *h, uint64_t root, int max_depth, bool json, boo
     while (st == HS_OK && s.n > 0 && cli_keep_going()) {
         show_item it = s.stack[--s.n];
         if (it.kind == ITEM_CLOSE) {
-            fputs("]}", stdout);
+            fputs("]", stdout);
+            if (it.depth == 0) { /* the command's figures in the root's object */
+                fputs(", ", stdout);
+                cli_json_timing(stdout);
+            }
+            putchar('}');
         } else if (it.kind == ITEM_MORE) {
             if (json) {
                 if (s.comma_at[it.depth])

@@ -70,6 +70,8 @@ int cli_snapshot(const char *target, const cli_common *common) {
                ", \"heap_bytes\": %" PRIu64 ", \"file_bytes\": %ld, \"unreadable\": ",
                m->closures, m->closure_bytes, heap_bytes, size);
         cli_json_unreadable(stdout, &unreadable);
+        fputs(", ", stdout);
+        cli_json_timing(stdout);
         printf("}\n");
     } else {
         printf("wrote %s: %" PRIu64 " closures (%" PRIu64 " bytes) from %.1f MB of heap, "

@@ -49,6 +49,8 @@ static void print_json(const query_strings *s, size_t shown) {
     }
     printf("%s], \"unreadable\": ", shown ? "\n" : "");
     cli_json_unreadable(stdout, &s->unreadable);
+    fputs(", ", stdout);
+    cli_json_timing(stdout);
     puts("}");
 }
 
