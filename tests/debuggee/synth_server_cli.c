@@ -67,6 +67,11 @@ static const char usage[] =
     "                           'connections N' and 'COMMAND N'; replaced atomically)\n"
     "  --answer-delay MS        wait MS milliseconds before serving each request\n"
     "                           (a slow debuggee)\n"
+    "  --log-requests FILE      append each request's name (a line: PAUSE, RESUME,\n"
+    "                           ...) to FILE as it arrives, before it is served:\n"
+    "                           a client can get no answer its line does not precede\n"
+    "  --hold-resume FILE       serve a RESUME (logged already) only once FILE\n"
+    "                           exists: the client waits for its answer meanwhile\n"
     "%s"
     "  --help                   this text\n"
     "\n"
@@ -202,7 +207,7 @@ int synth_cli_parse(int argc, char **argv, synth_cli *cli, synth_options *gen, c
             "--socket", "--tcp", "--plan", "--closures", "--eras", "--leak-constructor",
             "--leak-count", "--leak-era", "--seed", "--max-connections", "--self-pause-after",
             "--silent-on", "--ghc-debug-snapshot", "--ghc-debug-snapshot-of", "--count-requests",
-            "--answer-delay", "--prof-mode", "--hostile", "--grow-per-pause"};
+            "--answer-delay", "--log-requests", "--hold-resume", "--prof-mode", "--hostile", "--grow-per-pause"};
         const char *opt = NULL;
         for (size_t k = 0; k < sizeof with_value / sizeof *with_value && !opt; k++)
             if (is(with_value[k], a, &v))
@@ -271,6 +276,10 @@ int synth_cli_parse(int argc, char **argv, synth_cli *cli, synth_options *gen, c
             if (!v[0])
                 return fail(err, errlen, "--count-requests: the file name is empty");
             cli->count_path = v;
+        } else if (strcmp(opt, "--log-requests") == 0 || strcmp(opt, "--hold-resume") == 0) {
+            if (!v[0])
+                return fail(err, errlen, "the file name is empty");
+            *(opt[2] == 'l' ? &cli->log_path : &cli->hold_path) = v;
         } else if (strcmp(opt, "--answer-delay") == 0) {
             if (number(opt, v, 0, 60000, &n, err, errlen))
                 return -1;
