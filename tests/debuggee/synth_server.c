@@ -90,10 +90,13 @@ static void log_request(const synth_server_config *cfg, uint32_t cmd) {
     if (!f)
         return;
     const char *name = synth_command_name(cmd);
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    double ms = (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
     if (name)
-        fprintf(f, "%s\n", name);
+        fprintf(f, "%s %.3f\n", name, ms);
     else
-        fprintf(f, "COMMAND_%u\n", cmd);
+        fprintf(f, "COMMAND_%u %.3f\n", cmd, ms);
     fclose(f);
 }
 

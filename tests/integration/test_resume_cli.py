@@ -106,8 +106,8 @@ class Held:
 
     def requests(self):
         try:
-            with open(self.log) as f:
-                return f.read().split()
+            with open(self.log) as f:  # lines "NAME TIME"
+                return [line.split()[0] for line in f if line.strip()]
         except FileNotFoundError:
             return []
 
