@@ -112,11 +112,12 @@ void session_drop_heap(session *s);
  * for the next pause). A file: HS_ERR_USAGE with the reason. */
 hs_status session_resume(session *s, hs_error *err);
 /* Completes the pause of a paused debuggee (store_complete_pause): asks
- * every answer the reachable heap can need, so that session_let_go can
- * resume it and the heap still answers everything asked of it. progress
- * may cancel it. A file, or a heap already let go: nothing to do. */
-hs_status session_complete(session *s, store_progress_fn progress, void *progress_ctx,
-                           hs_error *err);
+ * every answer the reachable heap can need (without whole: only what the
+ * caller read already needs), so that session_let_go can resume it and
+ * the heap still answers everything asked of it. progress may cancel it.
+ * A file, or a heap already let go: nothing to do. */
+hs_status session_complete(session *s, bool whole, store_progress_fn progress,
+                           void *progress_ctx, hs_error *err);
 /* Lets a debuggee heapscope paused run again while its pause stays
  * readable (complete it first: session_complete): resumes it, keeping
  * session_heap, which answers offline from then on. Nothing more is sent

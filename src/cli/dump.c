@@ -60,7 +60,7 @@ int cli_dump(const char *target, const char *addr_text, const cli_common *common
     if (store_target_check(common->output, common->force, &err) != HS_OK) /* before pausing */
         return cli_report(&err);
     cli_session s;
-    if (cli_session_open_prepared(target, common, prepare_payload, &addr, &s, &err) != HS_OK)
+    if (cli_session_open_prepared(target, common, prepare_payload, &addr, false, &s, &err) != HS_OK)
         return cli_session_open_failed(&s, &err);
     uint64_t total = 0;
     store_tmpfile tmp;

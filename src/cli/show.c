@@ -207,6 +207,7 @@ static hs_status show_tree(heap *h, uint64_t root, int max_depth, bool json, boo
 typedef struct show_prepare {
     uint64_t root;
     int max_depth;
+    FILE *null; /* what printing asks is asked by printing there */
 } show_prepare;
 
 static hs_status prepare_tree(void *ctx, heap *h, hs_error *err) {
@@ -228,6 +229,8 @@ static hs_status prepare_tree(void *ctx, heap *h, hs_error *err) {
         if (dst != HS_OK && !query_unreadable_status(dst)) {
             *err = why;
             st = dst;
+        } else if (dst == HS_OK && (st = cli_prepare_closure(p->null, h, &s.c, err)) != HS_OK) {
+            break;
         } else if (dst == HS_OK && (int)it.depth < p->max_depth && !push_children(&s, it.depth)) {
             st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
         }
@@ -261,8 +264,16 @@ int cli_show(const char *target, const char *address, const cli_common *common) 
     }
     hs_error err = {0};
     cli_session s;
-    show_prepare prep = {addr, depth};
-    if (cli_session_open_prepared(target, common, prepare_tree, &prep, &s, &err) != HS_OK)
+    show_prepare prep = {addr, depth, fopen("/dev/null", "w")};
+    if (!prep.null) {
+        fprintf(stderr, "heapscope: cannot open /dev/null\n");
+        return 1;
+    }
+    /* --retained: the dominator tree reads the whole heap */
+    hs_status ost = cli_session_open_prepared(target, common, prepare_tree, &prep,
+                                              common->retained, &s, &err);
+    fclose(prep.null);
+    if (ost != HS_OK)
         return cli_session_open_failed(&s, &err);
     hs_status st = show_tree(s.heap, addr, depth, common->json, common->retained, &err);
     return cli_session_finish(&s, common, st, &err);

@@ -119,11 +119,11 @@ static bool show_completing(void *ctx, const char *phase, uint64_t done, uint64_
  * it: the pause is completed (session_let_go) and resumed before the
  * command computes what it prints. --leave-paused, and a debuggee found
  * paused, stay paused. */
-static hs_status let_go(cli_session *s, const cli_common *common, hs_error *err) {
+static hs_status let_go(cli_session *s, const cli_common *common, bool whole, hs_error *err) {
     if (!session_ours(s->sess) || common->leave_paused)
         return HS_OK;
     bool tty = isatty(STDERR_FILENO);
-    hs_status st = session_complete(s->sess, show_completing, &tty, err);
+    hs_status st = session_complete(s->sess, whole, show_completing, &tty, err);
     if (tty)
         fputs("\r\033[K", stderr);
     if (st != HS_OK)
@@ -139,12 +139,12 @@ static hs_status let_go(cli_session *s, const cli_common *common, hs_error *err)
 
 hs_status cli_session_open(const char *target, const cli_common *common, cli_session *s,
                            hs_error *err) {
-    return cli_session_open_prepared(target, common, NULL, NULL, s, err);
+    return cli_session_open_prepared(target, common, NULL, NULL, true, s, err);
 }
 
 hs_status cli_session_open_prepared(const char *target, const cli_common *common,
-                                    cli_prepare_fn prepare, void *prepare_ctx, cli_session *s,
-                                    hs_error *err) {
+                                    cli_prepare_fn prepare, void *prepare_ctx, bool whole,
+                                    cli_session *s, hs_error *err) {
     *s = (cli_session){.target = target};
     session_options o;
     cli_session_options(common, &o);
@@ -164,7 +164,7 @@ hs_status cli_session_open_prepared(const char *target, const cli_common *common
         if (prepare) /* what the command asks beyond the reachable heap, while paused */
             st = prepare(prepare_ctx, s->heap, err);
         if (st == HS_OK && live)
-            st = let_go(s, common, err);
+            st = let_go(s, common, whole, err);
         if (st == HS_OK)
             return HS_OK;
     }

@@ -104,13 +104,13 @@ hs_status session_give_back(session *s, hs_error *err) {
     return st;
 }
 
-hs_status session_complete(session *s, store_progress_fn progress, void *progress_ctx,
-                           hs_error *err) {
+hs_status session_complete(session *s, bool whole, store_progress_fn progress,
+                           void *progress_ctx, hs_error *err) {
     if (!s->conn || !s->paused || s->gate.offline)
         return HS_OK;
     if (!s->heap)
         return hs_fail(err, HS_ERR_USAGE, "no pause to complete: the heap was not read");
-    return store_complete_pause(s->heap, progress, progress_ctx, err);
+    return store_complete_pause(s->heap, whole, progress, progress_ctx, err);
 }
 
 hs_status session_let_go(session *s, hs_error *err) {

@@ -6,7 +6,9 @@
  * every reachable closure's info table, SRT, constructor description and
  * bitmaps (the traversal decodes each closure), every static closure it
  * reaches, the source location of every info table fetched (closures' and
- * stack frames'), and a profiled heap's cost centres. */
+ * stack frames'), and a profiled heap's cost centres. A command that reads
+ * only a few closures (roots, show) reads them itself first and completes
+ * only what it fetched (the source location of each info table). */
 #include "heapscope/grow.h"
 #include "heapscope/heap_export.h"
 #include "heapscope/u64map.h"
@@ -55,16 +57,16 @@ static hs_status ask_location(void *ctx, const heap_export_info *i, hs_error *er
     return heap_info_source(x->h, i->info, &ipe, err);
 }
 
-hs_status store_complete_pause(heap *h, store_progress_fn progress, void *progress_ctx,
-                               hs_error *err) {
+hs_status store_complete_pause(heap *h, bool whole, store_progress_fn progress,
+                               void *progress_ctx, hs_error *err) {
     completing x = {.h = h, .progress = progress, .progress_ctx = progress_ctx};
     const wire_ptr_list *roots = heap_roots(h), *saved = heap_saved_objects(h);
     query_starts phases[2] = {{roots->items, roots->count}, {saved->items, saved->count}};
     query_traversal t = {.visit = note_ccs, .ctx = &x, .progress = traverse_progress,
                          .progress_ctx = &x};
     query_traversal_stats stats = {0};
-    hs_status st = heap_load_all_blocks(h, err);
-    if (st == HS_OK)
+    hs_status st = whole ? heap_load_all_blocks(h, err) : HS_OK;
+    if (st == HS_OK && whole)
         st = query_traverse_phases(h, phases, 2, &t, &stats, err);
     if (st == HS_OK && x.nomem)
         st = hs_fail(err, HS_ERR_NOMEM, "out of memory listing cost-centre stacks");
@@ -72,7 +74,7 @@ hs_status store_complete_pause(heap *h, store_progress_fn progress, void *progre
         st = heap_foreach_info(h, count_info, &x, err);
     if (st == HS_OK)
         st = heap_foreach_info(h, ask_location, &x, err);
-    if (st == HS_OK)
+    if (st == HS_OK && whole)
         st = store_fetch_cost_centres(h, &x.ccs, err);
     u64map_free(&x.ccs);
     return st;
