@@ -15,8 +15,8 @@
  * --json reports (cli_json_timing). Milliseconds of CLOCK_MONOTONIC. */
 static struct {
     double start;   /* the command's start */
-    double paused;  /* the pause began (ours, or found so); 0: none */
-    double resumed; /* it ended (our RESUME answered); 0: not (yet) */
+    double paused;  /* the current pause began (ours, or found so); 0: none */
+    double before;  /* ms of the pauses that ended (diff has two sides) */
 } timing;
 
 static double now_ms(void) {
@@ -27,9 +27,16 @@ static double now_ms(void) {
 
 void cli_timing_start(void) { timing.start = now_ms(); }
 
+/* The current pause ended (our RESUME was answered). */
+static void resumed(void) {
+    if (timing.paused)
+        timing.before += now_ms() - timing.paused;
+    timing.paused = 0;
+}
+
 void cli_json_timing(FILE *out) {
     double now = now_ms();
-    double paused = timing.paused ? (timing.resumed ? timing.resumed : now) - timing.paused : 0;
+    double paused = timing.before + (timing.paused ? now - timing.paused : 0);
     fprintf(out, "\"paused_ms\": %.0f, \"elapsed_ms\": %.0f", paused,
             timing.start ? now - timing.start : 0);
 }
@@ -92,8 +99,8 @@ static cache *open_cache(const cli_common *common) {
 
 /* A debuggee: pause (saying so when it was paused already), then read. */
 static hs_status pause_and_read(cli_session *s, hs_error *err) {
+    resumed(); /* an earlier side's that stays paused counts until now */
     timing.paused = now_ms();
-    timing.resumed = 0;
     if (session_pause(s->sess, err) != HS_OK)
         return hs_fail_context(err, "cannot pause %s", s->target);
     if (!session_ours(s->sess))
@@ -130,7 +137,7 @@ static hs_status let_go(cli_session *s, const cli_common *common, bool whole, hs
         return st;
     hs_error resume_err;
     if (session_let_go(s->sess, &resume_err) == HS_OK) {
-        timing.resumed = now_ms();
+        resumed();
         hs_interrupt_note("the debuggee was resumed");
     } /* else the pause is complete all the same: the command goes on, and
          leaving (session_give_back) tries again and says what came of it */
@@ -195,7 +202,7 @@ hs_status cli_session_close(cli_session *s, const cli_common *common, hs_error *
     hs_error resume_err;
     if (session_ours(s->sess) && !common->leave_paused) {
         if (session_give_back(s->sess, &resume_err) == HS_OK) {
-            timing.resumed = now_ms();
+            resumed();
         } else {
             hs_fail_context(&resume_err, "the debuggee may be left paused");
             s->resume_err = resume_err;
