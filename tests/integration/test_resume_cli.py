@@ -208,7 +208,16 @@ class ResumeBeforeOutput(Case):
             held.release()
             out, err = p.communicate(timeout=WAIT_S)
             self.assertEqual(p.returncode, 0, err)
-            self.assertTrue(os.listdir(pauses), "nothing recorded")
+            files = os.listdir(pauses)
+            self.assertEqual(len(files), 1, files)
+            # the recording is whole: its census is the program's
+            recorded = os.path.join(pauses, files[0])
+            for by in ("type", "constructor", "source"):
+                saved = run("census", recorded, "--by", by, "--top", "0", "--no-cache")
+                live = run("census", held.socket, "--by", by, "--top", "0", "--no-cache")
+                self.assertEqual(saved.returncode, 0, saved.stderr)
+                self.assertEqual(saved.stdout.replace(recorded, "T"),
+                                 live.stdout.replace(held.socket, "T"))
 
     def test_leave_paused_keeps_it_paused(self):
         with Held(*PLAIN) as held:
