@@ -118,12 +118,13 @@ static bool show_completing(void *ctx, const char *phase, uint64_t done, uint64_
         fprintf(stderr, "\r\033[Kheapscope: completing the pause: %s %.0f%%", phase,
                 100.0 * (double)done / (double)total);
     else if (*(const bool *)ctx)
-        fprintf(stderr, "\r\033[Kheapscope: completing the pause: %s", phase);
+        fprintf(stderr, "\r\033[Kheapscope: completing the pause: %s: %llu", phase,
+                (unsigned long long)done);
     return cli_keep_going();
 }
 
 /* The debuggee runs again as soon as heapscope needs no more answers from
- * it: the pause is completed (session_let_go) and resumed before the
+ * it: the pause is completed (session_complete) and resumed before the
  * command computes what it prints. --leave-paused, and a debuggee found
  * paused, stay paused. */
 static hs_status let_go(cli_session *s, const cli_common *common, bool whole, hs_error *err) {
