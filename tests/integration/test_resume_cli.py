@@ -243,9 +243,13 @@ class QuitWhileOutputBlocks(Case):
 
     def blocked_then(self, held, args, sig):
         open(held.log, "w").close()
-        p = self.start(args)
-        fd = p.stdout.fileno()
+        # a pipe of one page: a few kilobytes of output fill it
+        fd, w = os.pipe()
+        self.addCleanup(os.close, fd)
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, 4096)
         size = fcntl.fcntl(fd, fcntl.F_GETPIPE_SZ)
+        p = self.start(args, stdout=w)
+        os.close(w)
         deadline = time.time() + WAIT_S
         while True:  # until the pipe is full: heapscope can write no more
             buf = bytearray(4)
