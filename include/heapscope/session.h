@@ -10,7 +10,9 @@
  *
  * The calls are steps the callers compose, so each can say what it is
  * doing between them (the explorer's progress line, the CLI's messages):
- * open, [probe], pause, read the heap, ..., resume or give back, close.
+ * open, [probe], pause, read the heap, ..., resume or give back, close;
+ * a batch command completes the pause and lets the debuggee go before it
+ * works on the heap offline (session_complete, session_let_go).
  * A cancelled request (the wait function said stop) leaves the stream
  * unusable: session_revive connects again in place and learns whether the
  * debuggee is still paused, since a pause survives disconnects. */

@@ -52,7 +52,6 @@ hs_status session_live_probe(session *s, hs_error *err) { return learn_pause_sta
 hs_status session_live_pause(session *s, hs_error *err) {
     if (s->paused)
         return HS_OK;
-    s->let_go = false;
     s->heap = NULL; /* a completed copy (session_let_go) is of the pause before */
     s->gate.offline = false;
     s->ours = true; /* from the moment PAUSE is sent */
@@ -122,7 +121,6 @@ hs_status session_let_go(session *s, hs_error *err) {
     /* shut whatever the RESUME's answer: after a cut-short one the
      * debuggee may run, and the stream is no use anyway */
     s->gate.offline = true;
-    s->let_go = true;
     hs_status st = wire_resume(s->conn, err);
     if (st == HS_OK)
         s->paused = s->ours = false;

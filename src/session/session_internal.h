@@ -37,7 +37,6 @@ struct session {
     cache_link link;
     bool linked; /* link was made (with the first heap) */
     session_gate gate; /* between the heap and a debuggee's source (gate.c) */
-    bool let_go; /* session_let_go resumed the debuggee: s->heap is the completed copy */
     cache_recorder *rec; /* recording the current pause beside the caller (record.c) */
 
     wire_version version;
