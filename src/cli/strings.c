@@ -14,7 +14,7 @@
 #define JSON_PREVIEW 1024 /* characters of a value in JSON */
 
 static bool show_progress(void *ctx, uint64_t visited) {
-    if (*(const bool *)ctx)
+    if (*(const bool *)ctx && visited) /* 0: between the phases of grouping */
         fprintf(stderr, "\rheapscope: reading strings: %" PRIu64 " closures", visited);
     return cli_keep_going();
 }
