@@ -10,6 +10,7 @@ static const int quit_signals[] = {SIGINT, SIGTERM, SIGHUP};
 
 static volatile sig_atomic_t caught;
 static void (*volatile last_words)(void);
+static void (*volatile first_words)(void);
 static char note[256];
 
 /* Async-signal-safe: a store, then on the second signal the hook, signal()
@@ -24,6 +25,9 @@ static void on_quit(int sig) {
         raise(sig); /* delivered when the handler returns */
     } else {
         caught = sig;
+        void (*fn)(void) = first_words;
+        if (fn)
+            fn();
     }
     errno = saved;
 }
@@ -41,6 +45,8 @@ void hs_interrupt_catch(void) {
 }
 
 void hs_interrupt_set_last_words(void (*fn)(void)) { last_words = fn; }
+
+void hs_interrupt_set_first_words(void (*fn)(void)) { first_words = fn; }
 
 int hs_interrupt_signal(void) { return caught; }
 

@@ -89,6 +89,7 @@ int main(int argc, char **argv) {
      * deaths that leave a debuggee paused or a temporary file behind. */
     signal(SIGPIPE, SIG_IGN);
     signal(SIGXFSZ, SIG_IGN);
+    cli_timing_start();
     cli_parsed p;
     cli_parse(argc, argv, &p);
     if (p.action != CLI_ACT_EXPLORER && p.action != CLI_ACT_DEMO)

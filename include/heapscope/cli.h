@@ -126,6 +126,27 @@ typedef struct cli_session {
  * does. */
 hs_status cli_session_open(const char *target, const cli_common *common, cli_session *s,
                            hs_error *err);
+/* What a command must read of the pause beyond what the GC roots and the
+ * saved objects reach (an address the user named), or all it reads, asked
+ * while the debuggee is still paused; a failure ends the command with it. */
+typedef hs_status (*cli_prepare_fn)(void *ctx, heap *h, hs_error *err);
+/* cli_session_open, then prepare (may be NULL) while paused; then a
+ * debuggee heapscope paused is let go, unless --leave-paused: the pause is
+ * completed (session_complete: the whole reachable heap when whole, else
+ * only what prepare read), the debuggee resumed (session_let_go) and the
+ * heap read offline after. */
+hs_status cli_session_open_prepared(const char *target, const cli_common *common,
+                                    cli_prepare_fn prepare, void *prepare_ctx, bool whole,
+                                    cli_session *s, hs_error *err);
+/* A prepare step's help: reads what printing the decoded closure c asks
+ * (its label, location, cost centres), printing it to out (a null
+ * stream) as text and as JSON. */
+hs_status cli_prepare_closure(FILE *out, heap *h, const heap_closure *c, hs_error *err);
+/* The exit status of a failed cli_session_open: its error, then, when
+ * leaving could not resume the debuggee, that too. */
+int cli_session_open_failed(const cli_session *s, const hs_error *err);
+/* The command's start (main), for the elapsed time --json reports. */
+void cli_timing_start(void);
 /* Records the pause (--record), resumes a debuggee we paused (unless
  * --leave-paused; over a new connection if a cancel or a timeout closed
  * it) and closes everything. */

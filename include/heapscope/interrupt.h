@@ -16,6 +16,9 @@ void hs_interrupt_catch(void);
 /* What the second signal runs before dying (NULL: nothing); the explorer
  * writes the bytes that restore the terminal. */
 void hs_interrupt_set_last_words(void (*fn)(void));
+/* What the first signal runs after noting it (NULL: nothing); it must be
+ * async-signal-safe. The batch commands stop writing their output. */
+void hs_interrupt_set_first_words(void (*fn)(void));
 /* The first quit signal caught, 0 when none. */
 int hs_interrupt_signal(void);
 /* "SIGINT", "SIGTERM", "SIGHUP", or "a signal". */

@@ -10,7 +10,9 @@
  *
  * The calls are steps the callers compose, so each can say what it is
  * doing between them (the explorer's progress line, the CLI's messages):
- * open, [probe], pause, read the heap, ..., resume or give back, close.
+ * open, [probe], pause, read the heap, ..., resume or give back, close;
+ * a batch command completes the pause and lets the debuggee go before it
+ * works on the heap offline (session_complete, session_let_go).
  * A cancelled request (the wait function said stop) leaves the stream
  * unusable: session_revive connects again in place and learns whether the
  * debuggee is still paused, since a pause survives disconnects. */
@@ -102,7 +104,8 @@ hs_status session_pause(session *s, hs_error *err);
  * after: immutable answers are kept across pauses); the result is
  * session_heap. On failure there is no heap. */
 hs_status session_read_heap(session *s, hs_error *err);
-/* The heap of the current pause, or NULL (running, not read, s NULL). */
+/* The heap of the current pause, or NULL (running, not read, s NULL);
+ * after session_let_go, the completed copy of the pause. */
 heap *session_heap(const session *s);
 /* The current pause's heap is no longer shown (what is immutable is kept
  * for the next pause); the debuggee stays as it is. */
@@ -110,6 +113,24 @@ void session_drop_heap(session *s);
 /* Resumes the debuggee (the heap is dropped; what is immutable is kept
  * for the next pause). A file: HS_ERR_USAGE with the reason. */
 hs_status session_resume(session *s, hs_error *err);
+/* Completes the pause of a paused debuggee (store_complete_pause): asks
+ * every answer the reachable heap can need (without whole: only what the
+ * caller read already needs), so that session_let_go can resume it and
+ * the heap still answers everything asked of it. progress may cancel it.
+ * A file, or a heap already let go: nothing to do. */
+hs_status session_complete(session *s, bool whole, store_progress_fn progress,
+                           void *progress_ctx, hs_error *err);
+/* Lets a debuggee heapscope paused run again while its pause stays
+ * readable (complete it first: session_complete): resumes it, keeping
+ * session_heap, which answers offline from then on. Nothing more is sent
+ * to the debuggee for it: a request it did not make during the pause
+ * fails (HEAP_UNAVAILABLE, "... was not fetched during the pause"), since
+ * addresses are not valid once the program runs; an answer it got
+ * unavailable during the pause stays so. The gate shuts also when the
+ * RESUME fails (session_ours then stays true: session_give_back tries
+ * again). A file, or a debuggee found paused (not ours to resume):
+ * nothing is done. */
+hs_status session_let_go(session *s, hs_error *err);
 /* Connects again after a request was cut short and asks whether the
  * debuggee is still paused (if not, the heap is dropped). */
 hs_status session_revive(session *s, hs_error *err);

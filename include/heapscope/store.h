@@ -64,6 +64,18 @@ typedef struct store_write_options {
 hs_status store_snapshot_write(heap *h, const char *path, const store_meta *meta,
                                const store_write_options *opts, hs_error *err);
 
+/* Completes the pause h shows, while the debuggee is still paused: asks
+ * its source every answer the reachable heap can need (from the GC roots
+ * and the saved objects: info tables, SRTs, constructor descriptions,
+ * bitmaps, static closures, the source location of every info table, a
+ * profiled heap's cost centres; what store_snapshot_write records), so
+ * that every command can then read h without asking again. Without whole,
+ * only the source location of every info table fetched so far (a command
+ * that read the few closures it shows). progress (optional) may cancel it
+ * (HS_ERR_CANCELLED). */
+hs_status store_complete_pause(heap *h, bool whole, store_progress_fn progress,
+                               void *progress_ctx, hs_error *err);
+
 typedef struct store_snapshot store_snapshot;
 
 /* Opens a snapshot read-only. Checks the header (an SQLite database with

@@ -67,12 +67,14 @@ static void print_json(const query_census *c, const query_census_spec *spec,
            ", \"rows\": [",
            c->total_count, c->total_bytes, c->visited);
     size_t shown = shown_of(c->n_rows, common->top);
-    for (size_t i = 0; i < shown; i++) {
+    for (size_t i = 0; i < shown && cli_keep_going(); i++) {
         fputs(i ? ",\n  " : "\n  ", stdout);
         row_json(&c->rows[i], spec, 0, common->top, retained);
     }
     printf("%s], \"unreadable\": ", shown ? "\n" : "");
     cli_json_unreadable(stdout, &c->unreadable);
+    fputs(", ", stdout);
+    cli_json_timing(stdout);
     puts("}");
 }
 
@@ -110,7 +112,7 @@ static void print_text(const query_census *c, const query_census_spec *spec,
         printf("%14s ", "retained");
     printf("%14s %11s %9s %9s  %s\n", "bytes", "count", "max", "avg", v->key_heading);
     size_t shown = shown_of(c->n_rows, common->top);
-    for (size_t i = 0; i < shown; i++) {
+    for (size_t i = 0; i < shown && cli_keep_going(); i++) {
         const query_census_row *r = &c->rows[i];
         row_text(r, 0, retained);
         size_t kids = shown_of(r->n_children, common->top);

@@ -44,3 +44,8 @@ hs_status cli_print_closure_json(FILE *out, heap *h, const heap_closure *c, hs_e
         cli_print_step_json(out, h, &s, false);
     return st;
 }
+
+hs_status cli_prepare_closure(FILE *out, heap *h, const heap_closure *c, hs_error *err) {
+    hs_status st = cli_print_closure_text(out, h, c, err);
+    return st == HS_OK ? cli_print_closure_json(out, h, c, err) : st;
+}

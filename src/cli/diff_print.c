@@ -172,5 +172,7 @@ void cli_diff_print_json(const diff_result *d) {
     }
     printf("%s], \"more_rows\": %zu, \"eras\": ", shown ? "\n" : "", d->rows.n_rows - shown);
     eras_json(d);
+    fputs(", ", stdout);
+    cli_json_timing(stdout); /* both sides' pauses */
     puts("}");
 }

@@ -43,7 +43,7 @@ int cli_dominators_run(const char *target, const cli_common *common,
     hs_error err = {0};
     cli_session s;
     if (cli_session_open(target, common, &s, &err) != HS_OK)
-        return cli_report(&err);
+        return cli_session_open_failed(&s, &err);
     query_dominators *d = NULL;
     hs_status st = cmd->usable ? cmd->usable(s.heap, &err) : HS_OK;
     if (st == HS_OK)
@@ -125,7 +125,7 @@ static hs_status print_rows(heap *h, const query_dominators_info *info,
         printf("dominators: %" PRIu64 " reachable closures, %" PRIu64 " bytes\n"
                "%14s  closure (the closures it dominates indented below)\n",
                info->closures, info->bytes, "retained");
-    for (size_t i = 0; st == HS_OK && i < n; i++) {
+    for (size_t i = 0; st == HS_OK && i < n && cli_keep_going(); i++) {
         const query_dominator_row *r = &rows[i];
         if (json) {
             printf("%s\n  ", i ? "," : "");
@@ -148,6 +148,8 @@ static hs_status print_rows(heap *h, const query_dominators_info *info,
     if (st == HS_OK && json) {
         printf("%s], \"unreadable\": ", n ? "\n" : "");
         cli_json_unreadable(stdout, &info->unreadable);
+        fputs(", ", stdout);
+        cli_json_timing(stdout);
         puts("}");
     }
     heap_closure_free(&c);

@@ -48,6 +48,15 @@ static hs_status write_payload(heap *h, uint64_t addr, FILE *f, uint64_t *total,
     return st;
 }
 
+/* The byte array named, read while the debuggee is paused (its first
+ * byte: the closure is found, checked and its bytes kept). */
+static hs_status prepare_payload(void *ctx, heap *h, hs_error *err) {
+    uint8_t byte;
+    size_t got;
+    uint64_t total;
+    return heap_payload_read(h, *(const uint64_t *)ctx, 0, &byte, 1, &got, &total, err);
+}
+
 int cli_dump(const char *target, const char *addr_text, const cli_common *common) {
     uint64_t addr;
     if (!query_parse_hex_address(addr_text, &addr)) {
@@ -63,8 +72,8 @@ int cli_dump(const char *target, const char *addr_text, const cli_common *common
     if (store_target_check(common->output, common->force, &err) != HS_OK) /* before pausing */
         return cli_report(&err);
     cli_session s;
-    if (cli_session_open(target, common, &s, &err) != HS_OK)
-        return cli_report(&err);
+    if (cli_session_open_prepared(target, common, prepare_payload, &addr, false, &s, &err) != HS_OK)
+        return cli_session_open_failed(&s, &err);
     uint64_t total = 0;
     store_tmpfile tmp;
     hs_status st = store_tmpfile_create(common->output, common->force, &tmp, &err);
@@ -83,8 +92,10 @@ int cli_dump(const char *target, const char *addr_text, const cli_common *common
         if (common->json) {
             fputs("{\"file\": ", stdout);
             cli_json_string(stdout, common->output);
-            printf(", \"address\": \"0x%" PRIx64 "\", \"bytes\": %" PRIu64 "}\n",
+            printf(", \"address\": \"0x%" PRIx64 "\", \"bytes\": %" PRIu64 ", ",
                    wire_untag(addr), total);
+            cli_json_timing(stdout);
+            puts("}");
         } else {
             printf("wrote %" PRIu64 " bytes of the byte array at 0x%" PRIx64 " to %s\n", total,
                    wire_untag(addr), common->output);

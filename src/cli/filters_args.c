@@ -60,7 +60,7 @@ int cli_open_with_filters(const char *target, const cli_common *common, query_fi
     if (cli_session_open(target, common, s, &err) != HS_OK) {
         query_filters_free(*filters);
         *filters = NULL;
-        return cli_report(&err);
+        return cli_session_open_failed(s, &err);
     }
     return 0;
 }

@@ -13,9 +13,11 @@ static void print_info(const char *target, const wire_version *v, const cli_comm
         printf("{\"target\": ");
         cli_json_string(stdout, target);
         printf(", \"ghc_version\": \"%s\", \"ghc_major\": %u, \"ghc_patch\": %u, "
-               "\"profiling_mode\": %u, \"profiling\": \"%s\", \"tables_next_to_code\": %s}\n",
+               "\"profiling_mode\": %u, \"profiling\": \"%s\", \"tables_next_to_code\": %s, ",
                ghc, v->major, v->patch, v->prof_mode, cli_prof_mode_name(v->prof_mode),
                v->tntc ? "true" : "false");
+        cli_json_timing(stdout);
+        puts("}");
     } else {
         printf("target     %s\nghc        %s\nprofiling  %s (mode %u)\ntntc       %s\n", target,
                ghc, cli_prof_mode_name(v->prof_mode), v->prof_mode, v->tntc ? "yes" : "no");

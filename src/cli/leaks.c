@@ -80,7 +80,7 @@ static void print_text(const char *target, const query_leaks *l, size_t top) {
     if (l->n_groups)
         printf("%14s %10s %10s  %-11s  retainer -> retained constructor\n", "bytes", "older",
                "edges", "kind");
-    for (size_t i = 0; i < l->n_groups && i < top; i++) {
+    for (size_t i = 0; i < l->n_groups && i < top && cli_keep_going(); i++) {
         const query_leak_group *g = &l->groups[i];
         printf("%14" PRIu64 " %10" PRIu64 " %10" PRIu64 "  %-11s  ", g->bytes, g->older, g->edges,
                query_leak_kind_name(g->kind));
@@ -103,7 +103,7 @@ static void print_json(const char *target, const query_leaks *l, size_t top,
     printf("{\"edges\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"closures\": %" PRIu64
            ", \"groups\": %zu, \"top\": [",
            l->edges, l->bytes, l->closures, l->n_groups);
-    for (size_t i = 0; i < l->n_groups && i < top; i++) {
+    for (size_t i = 0; i < l->n_groups && i < top && cli_keep_going(); i++) {
         const query_leak_group *g = &l->groups[i];
         fputs(i ? ",\n  {\"retainer\": " : "\n  {\"retainer\": ", stdout);
         cli_json_string(stdout, g->retainer);
@@ -127,6 +127,8 @@ static void print_json(const char *target, const query_leaks *l, size_t top,
     }
     printf("%s], \"unreadable\": ", l->n_groups && top ? "\n" : "");
     cli_json_unreadable(stdout, unreadable);
+    fputs(", ", stdout);
+    cli_json_timing(stdout);
     puts("}");
 }
 

@@ -75,7 +75,7 @@ hs_status cli_print_merged(FILE *out, heap *h, const query_merged *t, bool json,
     size_t n_starts;
     const size_t *starts = query_merged_starts(t, &n_starts);
     bool ok = push_all(&f, starts, n_starts, 0, SIZE_MAX);
-    for (size_t at = 0; ok && f.count > 0; at++) {
+    for (size_t at = 0; ok && f.count > 0 && cli_keep_going(); at++) {
         frame x = f.items[--f.count];
         const query_merged_node *n = query_merged_node_at(t, x.node);
         if (json)

@@ -1,6 +1,7 @@
 #include "output.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <string.h>
@@ -84,6 +85,11 @@ static ssize_t write_noting_errno(void *cookie, const char *buf, size_t n) {
     (void)cookie;
     size_t done = 0;
     while (done < n) {
+        if (hs_interrupt_signal()) { /* the command ends: its output too, at once */
+            if (!output_errno)
+                output_errno = EINTR;
+            break;
+        }
         ssize_t w = write(STDOUT_FILENO, buf + done, n - done);
         if (w < 0 && errno == EINTR && !hs_interrupt_signal())
             continue; /* a signal that does not end heapscope */
@@ -97,7 +103,22 @@ static ssize_t write_noting_errno(void *cookie, const char *buf, size_t n) {
     return (ssize_t)done;
 }
 
+/* The first quit signal: standard output goes to /dev/null, so that a
+ * write about to start cannot block on a reader that reads nothing (a
+ * write already blocked returns EINTR: the handlers are installed without
+ * SA_RESTART). Async-signal-safe: open, dup2, close. */
+static void silence_output(void) {
+    int saved = errno;
+    int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        dup2(fd, STDOUT_FILENO);
+        close(fd);
+    }
+    errno = saved;
+}
+
 void cli_output_note_errors(void) {
+    hs_interrupt_set_first_words(silence_output);
     FILE *f = fopencookie(NULL, "w", (cookie_io_functions_t){.write = write_noting_errno});
     if (!f)
         return; /* stdout as it is: errno read late may then be stale */

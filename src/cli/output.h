@@ -23,6 +23,11 @@ struct query_unreadable;
 void cli_note_unreadable(const struct query_unreadable *u);
 void cli_json_unreadable(FILE *out, const struct query_unreadable *u);
 
+/* The members "paused_ms": how long the debuggee was paused (from the
+ * pause, ours or found, to our RESUME, or to now while it stays paused; 0
+ * for a file), "elapsed_ms": how long the command has run. */
+void cli_json_timing(FILE *out);
+
 /* Prints "heapscope: <message>" to stderr and returns 1. */
 int cli_report(const hs_error *err);
 

@@ -17,6 +17,28 @@ static void print_unreadable(uint64_t addr, const hs_error *why, bool json) {
     }
 }
 
+/* Read while the debuggee is paused: what printing the roots and saved
+ * objects asks, asked by printing them to a null stream. */
+static hs_status prepare_set(FILE *null, heap *h, const wire_ptr_list *set, hs_error *err) {
+    heap_closure c = {0};
+    hs_status st = heap_prefetch_statics(h, set->items, set->count, err);
+    for (size_t i = 0; st == HS_OK && i < set->count; i++) {
+        hs_error why;
+        hs_status dst = heap_decode(h, wire_untag(set->items[i]), &c, &why);
+        if (dst == HS_OK)
+            st = cli_prepare_closure(null, h, &c, err);
+        else if (!query_unreadable_status(dst))
+            *err = why, st = dst;
+    }
+    heap_closure_free(&c);
+    return st;
+}
+
+static hs_status prepare_roots(void *ctx, heap *h, hs_error *err) {
+    hs_status st = prepare_set(ctx, h, heap_saved_objects(h), err);
+    return st == HS_OK ? prepare_set(ctx, h, heap_roots(h), err) : st;
+}
+
 static hs_status print_set(cli_session *s, const cli_common *common, const char *title,
                            const char *json_key, const wire_ptr_list *set,
                            query_unreadable *unreadable, hs_error *err) {
@@ -26,7 +48,7 @@ static hs_status print_set(cli_session *s, const cli_common *common, const char 
         printf("  \"%s\": [", json_key);
     else
         printf("%s (%zu)\n", title, set->count);
-    for (size_t i = 0; st == HS_OK && i < set->count; i++) {
+    for (size_t i = 0; st == HS_OK && i < set->count && cli_keep_going(); i++) {
         if (common->json)
             printf(i ? ",\n    " : "\n    ");
         uint64_t addr = wire_untag(set->items[i]);
@@ -59,8 +81,15 @@ static hs_status print_set(cli_session *s, const cli_common *common, const char 
 int cli_roots(const char *target, const cli_common *common) {
     hs_error err = {0};
     cli_session s;
-    if (cli_session_open(target, common, &s, &err) != HS_OK)
-        return cli_report(&err);
+    FILE *null = fopen("/dev/null", "w");
+    if (!null) {
+        fprintf(stderr, "heapscope: cannot open /dev/null\n");
+        return 1;
+    }
+    hs_status ost = cli_session_open_prepared(target, common, prepare_roots, null, false, &s, &err);
+    fclose(null);
+    if (ost != HS_OK)
+        return cli_session_open_failed(&s, &err);
     if (common->json)
         puts("{");
     query_unreadable unreadable = {0};
@@ -73,6 +102,8 @@ int cli_roots(const char *target, const cli_common *common) {
     if (st == HS_OK && common->json) {
         fputs("  \"unreadable\": ", stdout);
         cli_json_unreadable(stdout, &unreadable);
+        fputs(",\n  ", stdout);
+        cli_json_timing(stdout);
         puts("\n}");
     }
     cli_flush_output();

@@ -24,7 +24,7 @@ static bool print_match(void *ctx, heap *h, const query_match *m) {
     print_ctx *p = ctx;
     if (p->merged) {
         p->st = query_merged_add(p->merged, m, &p->err);
-        return p->st == HS_OK;
+        return p->st == HS_OK && cli_keep_going();
     }
     if (p->json) {
         fputs(m->number > 1 ? ",\n  " : "\n  ", stdout);
@@ -32,7 +32,7 @@ static bool print_match(void *ctx, heap *h, const query_match *m) {
     } else {
         p->v->text(stdout, h, m, p->dom);
     }
-    return true;
+    return cli_keep_going(); /* a quit signal: no more matches, nor paths to them */
 }
 
 /* Shows how far the search got (on a terminal); stops on a quit signal. */
@@ -70,6 +70,8 @@ static void print_tail(const query_search_stats *st, const cli_common *common) {
                st->matches ? "\n" : "", st->matches, st->limit_reached ? "true" : "false",
                st->traversal.visited);
         cli_json_unreadable(stdout, &st->traversal.unreadable);
+        fputs(", ", stdout);
+        cli_json_timing(stdout);
         puts("}");
         return;
     }

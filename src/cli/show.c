@@ -136,7 +136,7 @@ static hs_status show_closure(show_state *s, heap *h, const show_item *it, int m
             fputs(", \"repeated\": true", stdout);
         fputs(", \"children\": [", stdout);
         s->comma_at[it->depth + 1] = false;
-        if (!push(s, (show_item){.kind = ITEM_CLOSE}))
+        if (!push(s, (show_item){.kind = ITEM_CLOSE, .depth = it->depth}))
             return hs_fail(err, HS_ERR_NOMEM, "out of memory");
     } else {
         text_prefix(s, it);
@@ -177,10 +177,15 @@ static hs_status show_tree(heap *h, uint64_t root, int max_depth, bool json, boo
     s.dom = dom;
     if (st == HS_OK && !push(&s, (show_item){ITEM_CLOSURE, true, 0, root, ""}))
         st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
-    while (st == HS_OK && s.n > 0) {
+    while (st == HS_OK && s.n > 0 && cli_keep_going()) {
         show_item it = s.stack[--s.n];
         if (it.kind == ITEM_CLOSE) {
-            fputs("]}", stdout);
+            fputs("]", stdout);
+            if (it.depth == 0) { /* the command's figures in the root's object */
+                fputs(", ", stdout);
+                cli_json_timing(stdout);
+            }
+            putchar('}');
         } else if (it.kind == ITEM_MORE) {
             if (json) {
                 if (s.comma_at[it.depth])
@@ -201,6 +206,48 @@ static hs_status show_tree(heap *h, uint64_t root, int max_depth, bool json, boo
     u64map_free(&s.shown);
     free(s.stack);
     query_dominators_free(dom);
+    return st;
+}
+
+/* What show_tree reads, read while the debuggee is paused (the closure
+ * named may be one no root reaches, and so may its children): each closure
+ * of the tree down to max_depth, the first SHOW_MAX_CHILDREN children of
+ * each, once. A child that cannot be read is shown so later; only the
+ * named closure's failure ends the command. */
+typedef struct show_prepare {
+    uint64_t root;
+    int max_depth;
+    FILE *null; /* what printing asks is asked by printing there */
+} show_prepare;
+
+static hs_status prepare_tree(void *ctx, heap *h, hs_error *err) {
+    const show_prepare *p = ctx;
+    show_state s = {0};
+    hs_status st = heap_decode_named(h, p->root, &s.c, err);
+    if (st == HS_OK && !push(&s, (show_item){ITEM_CLOSURE, true, 0, p->root, ""}))
+        st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
+    while (st == HS_OK && s.n > 0) {
+        show_item it = s.stack[--s.n];
+        if (it.kind != ITEM_CLOSURE || u64map_find(&s.shown, it.addr))
+            continue;
+        if (!u64map_put(&s.shown, it.addr, 1)) {
+            st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
+            break;
+        }
+        hs_error why;
+        hs_status dst = heap_decode(h, it.addr, &s.c, &why);
+        if (dst != HS_OK && !query_unreadable_status(dst)) {
+            *err = why;
+            st = dst;
+        } else if (dst == HS_OK && (st = cli_prepare_closure(p->null, h, &s.c, err)) != HS_OK) {
+            break;
+        } else if (dst == HS_OK && (int)it.depth < p->max_depth && !push_children(&s, it.depth)) {
+            st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
+        }
+    }
+    heap_closure_free(&s.c);
+    u64map_free(&s.shown);
+    free(s.stack);
     return st;
 }
 
@@ -227,8 +274,17 @@ int cli_show(const char *target, const char *address, const cli_common *common) 
     }
     hs_error err = {0};
     cli_session s;
-    if (cli_session_open(target, common, &s, &err) != HS_OK)
-        return cli_report(&err);
+    show_prepare prep = {addr, depth, fopen("/dev/null", "w")};
+    if (!prep.null) {
+        fprintf(stderr, "heapscope: cannot open /dev/null\n");
+        return 1;
+    }
+    /* --retained: the dominator tree reads the whole heap */
+    hs_status ost = cli_session_open_prepared(target, common, prepare_tree, &prep,
+                                              common->retained, &s, &err);
+    fclose(prep.null);
+    if (ost != HS_OK)
+        return cli_session_open_failed(&s, &err);
     hs_status st = show_tree(s.heap, addr, depth, common->json, common->retained, &err);
     return cli_session_finish(&s, common, st, &err);
 }

@@ -30,7 +30,7 @@ int cli_snapshot(const char *target, const cli_common *common) {
         return cli_report(&err);
     cli_session s;
     if (cli_session_open(target, common, &s, &err) != HS_OK)
-        return cli_report(&err);
+        return cli_session_open_failed(&s, &err);
     store_meta meta = {0};
     if (session_snapshot_meta(s.sess)) /* a copy keeps where and when the pause was taken */
         meta = *session_snapshot_meta(s.sess);
@@ -70,6 +70,8 @@ int cli_snapshot(const char *target, const cli_common *common) {
                ", \"heap_bytes\": %" PRIu64 ", \"file_bytes\": %ld, \"unreadable\": ",
                m->closures, m->closure_bytes, heap_bytes, size);
         cli_json_unreadable(stdout, &unreadable);
+        fputs(", ", stdout);
+        cli_json_timing(stdout);
         printf("}\n");
     } else {
         printf("wrote %s: %" PRIu64 " closures (%" PRIu64 " bytes) from %.1f MB of heap, "

@@ -14,7 +14,7 @@
 #define JSON_PREVIEW 1024 /* characters of a value in JSON */
 
 static bool show_progress(void *ctx, uint64_t visited) {
-    if (*(const bool *)ctx)
+    if (*(const bool *)ctx && visited) /* 0: between the phases of grouping */
         fprintf(stderr, "\rheapscope: reading strings: %" PRIu64 " closures", visited);
     return cli_keep_going();
 }
@@ -30,7 +30,7 @@ static void print_json(const query_strings *s, size_t shown) {
            ", \"skipped\": %" PRIu64 ", \"rows\": [",
            s->total_count, s->total_bytes, s->total_wasted, s->n_rows, s->external, s->skipped);
     static char value[JSON_PREVIEW + 1];
-    for (size_t i = 0; i < shown; i++) {
+    for (size_t i = 0; i < shown && cli_keep_going(); i++) {
         const query_strings_row *r = &s->rows[i];
         char kinds[64];
         query_strings_kinds_text(r->kinds, kinds, sizeof kinds);
@@ -49,6 +49,8 @@ static void print_json(const query_strings *s, size_t shown) {
     }
     printf("%s], \"unreadable\": ", shown ? "\n" : "");
     cli_json_unreadable(stdout, &s->unreadable);
+    fputs(", ", stdout);
+    cli_json_timing(stdout);
     puts("}");
 }
 
@@ -59,7 +61,7 @@ static void print_text(const query_strings *s, size_t shown) {
            hs_plural(s->n_rows, "value", "values"), s->total_bytes, s->total_wasted);
     printf("%12s %12s %9s %9s  %-16s %s\n", "wasted", "bytes", "count", "length", "kinds",
            "value");
-    for (size_t i = 0; i < shown; i++) {
+    for (size_t i = 0; i < shown && cli_keep_going(); i++) {
         const query_strings_row *r = &s->rows[i];
         char kinds[64], value[TEXT_PREVIEW + 1];
         query_strings_kinds_text(r->kinds, kinds, sizeof kinds);
@@ -86,7 +88,7 @@ int cli_strings(const char *target, const cli_common *common) {
     cli_session s;
     if (cli_session_open(target, common, &s, &err) != HS_OK) {
         query_filters_free(filters);
-        return cli_report(&err);
+        return cli_session_open_failed(&s, &err);
     }
     bool tty = isatty(STDERR_FILENO);
     query_strings_spec spec = {.filters = filters, .progress = show_progress,

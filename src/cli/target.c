@@ -4,11 +4,42 @@
  * silent debuggee cut the command short; what the command prints about it
  * on stderr. */
 #include <stdio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "heapscope/cli.h"
 #include "heapscope/interrupt.h"
 #include "output.h"
+
+/* How long the command ran and how long its debuggee was paused: what
+ * --json reports (cli_json_timing). Milliseconds of CLOCK_MONOTONIC. */
+static struct {
+    double start;   /* the command's start */
+    double paused;  /* the current pause began (ours, or found so); 0: none */
+    double before;  /* ms of the pauses that ended (diff has two sides) */
+} timing;
+
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+void cli_timing_start(void) { timing.start = now_ms(); }
+
+/* The current pause ended (our RESUME was answered). */
+static void resumed(void) {
+    if (timing.paused)
+        timing.before += now_ms() - timing.paused;
+    timing.paused = 0;
+}
+
+void cli_json_timing(FILE *out) {
+    double now = now_ms();
+    double paused = timing.before + (timing.paused ? now - timing.paused : 0);
+    fprintf(out, "\"paused_ms\": %.0f, \"elapsed_ms\": %.0f", paused,
+            timing.start ? now - timing.start : 0);
+}
 
 bool cli_keep_going(void) { return hs_interrupt_signal() == 0 && !cli_output_failed(); }
 
@@ -24,14 +55,16 @@ static bool show_fetch_progress(void *ctx, uint32_t cmd, uint64_t bytes) {
     return true;
 }
 
+/* Recording's progress on a terminal; a quit signal or a failed output
+ * cancels it (it leaves no file), also where no request is waited on. */
 static bool show_record_progress(void *ctx, const char *phase, uint64_t done, uint64_t total) {
-    (void)ctx;
-    if (total)
+    bool tty = !ctx || *(const bool *)ctx;
+    if (tty && total)
         fprintf(stderr, "\r\033[Kheapscope: recording the pause: %s %.0f%%", phase,
                 100.0 * (double)done / (double)total);
-    else
+    else if (tty)
         fprintf(stderr, "\r\033[Kheapscope: recording the pause: %s", phase);
-    return true;
+    return cli_keep_going();
 }
 
 static void warn(void *ctx, const char *message) {
@@ -66,6 +99,8 @@ static cache *open_cache(const cli_common *common) {
 
 /* A debuggee: pause (saying so when it was paused already), then read. */
 static hs_status pause_and_read(cli_session *s, hs_error *err) {
+    resumed(); /* an earlier side's that stays paused counts until now */
+    timing.paused = now_ms();
     if (session_pause(s->sess, err) != HS_OK)
         return hs_fail_context(err, "cannot pause %s", s->target);
     if (!session_ours(s->sess))
@@ -78,8 +113,46 @@ static hs_status pause_and_read(cli_session *s, hs_error *err) {
     return HS_OK;
 }
 
+static bool show_completing(void *ctx, const char *phase, uint64_t done, uint64_t total) {
+    if (*(const bool *)ctx && total)
+        fprintf(stderr, "\r\033[Kheapscope: completing the pause: %s %.0f%%", phase,
+                100.0 * (double)done / (double)total);
+    else if (*(const bool *)ctx)
+        fprintf(stderr, "\r\033[Kheapscope: completing the pause: %s: %llu", phase,
+                (unsigned long long)done);
+    return cli_keep_going();
+}
+
+/* The debuggee runs again as soon as heapscope needs no more answers from
+ * it: the pause is completed (session_complete) and resumed before the
+ * command computes what it prints. --leave-paused, and a debuggee found
+ * paused, stay paused. */
+static hs_status let_go(cli_session *s, const cli_common *common, bool whole, hs_error *err) {
+    if (!session_ours(s->sess) || common->leave_paused)
+        return HS_OK;
+    bool tty = isatty(STDERR_FILENO);
+    hs_status st = session_complete(s->sess, whole, show_completing, &tty, err);
+    if (tty)
+        fputs("\r\033[K", stderr);
+    if (st != HS_OK)
+        return st;
+    hs_error resume_err;
+    if (session_let_go(s->sess, &resume_err) == HS_OK) {
+        resumed();
+        hs_interrupt_note("the debuggee was resumed");
+    } /* else the pause is complete all the same: the command goes on, and
+         leaving (session_give_back) tries again and says what came of it */
+    return HS_OK;
+}
+
 hs_status cli_session_open(const char *target, const cli_common *common, cli_session *s,
                            hs_error *err) {
+    return cli_session_open_prepared(target, common, NULL, NULL, true, s, err);
+}
+
+hs_status cli_session_open_prepared(const char *target, const cli_common *common,
+                                    cli_prepare_fn prepare, void *prepare_ctx, bool whole,
+                                    cli_session *s, hs_error *err) {
     *s = (cli_session){.target = target};
     session_options o;
     cli_session_options(common, &o);
@@ -96,19 +169,25 @@ hs_status cli_session_open(const char *target, const cli_common *common, cli_ses
     }
     if (st == HS_OK) {
         s->heap = session_heap(s->sess);
-        return HS_OK;
+        if (prepare) /* what the command asks beyond the reachable heap, while paused */
+            st = prepare(prepare_ctx, s->heap, err);
+        if (st == HS_OK && live)
+            st = let_go(s, common, whole, err);
+        if (st == HS_OK)
+            return HS_OK;
     }
     hs_error ignored;
     cli_session_close(s, common, &ignored);
     return st;
 }
 
-/* --record: the pause into the cache, in full, while it is still paused. */
+/* --record: the pause into the cache, in full: from the completed copy
+ * once the debuggee runs again (session_let_go), else while paused. */
 static hs_status record(cli_session *s, hs_error *err) {
     if (!s->cache)
         return hs_fail(err, HS_ERR_USAGE, "--record needs the cache, which is off");
     bool tty = isatty(STDERR_FILENO);
-    store_write_options opts = {.progress = tty ? show_record_progress : NULL};
+    store_write_options opts = {.progress = show_record_progress, .progress_ctx = &tty};
     hs_status st = session_record(s->sess, &opts, err);
     if (tty)
         fputs("\r\033[K", stderr);
@@ -123,7 +202,9 @@ hs_status cli_session_close(cli_session *s, const cli_common *common, hs_error *
     s->heap = NULL;
     hs_error resume_err;
     if (session_ours(s->sess) && !common->leave_paused) {
-        if (session_give_back(s->sess, &resume_err) != HS_OK) {
+        if (session_give_back(s->sess, &resume_err) == HS_OK) {
+            resumed();
+        } else {
             hs_fail_context(&resume_err, "the debuggee may be left paused");
             s->resume_err = resume_err;
             if (st == HS_OK) {
@@ -157,6 +238,13 @@ static bool still_there(hs_status resume) {
     default:
         return false;
     }
+}
+
+int cli_session_open_failed(const cli_session *s, const hs_error *err) {
+    int rc = cli_report(err);
+    if (still_there(s->resume_err.status) && !hs_interrupt_signal())
+        cli_report(&s->resume_err); /* "the debuggee may be left paused: ..." */
+    return rc;
 }
 
 int cli_session_finish(cli_session *s, const cli_common *common, hs_status st,

@@ -51,7 +51,7 @@ bool dom_ids_push(dom_ids *l, uint32_t v, uint64_t key) {
 
 #define NIL UINT32_MAX
 /* Nodes done between two progress reports. */
-#define PROGRESS_EVERY (UINT32_C(1) << 18)
+#define PROGRESS_EVERY (UINT32_C(1) << 16)
 
 typedef struct pending {
     uint64_t key;  /* the graph's key of node */

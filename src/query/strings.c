@@ -167,7 +167,7 @@ hs_status query_strings_run(heap *h, const query_strings_spec *spec, query_strin
             *err = x->err;
     }
     if (st == HS_OK)
-        st = strings_rows_make(h, &x->col, out, err);
+        st = strings_rows_make(h, &x->col, out, spec->progress, spec->progress_ctx, err);
     if (st == HS_OK)
         out->unreadable = stats.unreadable;
     else

@@ -83,7 +83,9 @@ uint64_t strings_index_get(const addr_index *ix, uint64_t addr);
 /* ---- Strings from the (:) cells and C# boxes (strings_lists.c) ---- */
 /* Counts every String (chars must be indexed); false: no memory. */
 bool strings_add_lists(heap *h, strings_collect *s, grouping *g, query_strings *out);
-/* Indexes the lists by address and turns them into rows (out is zeroed). */
-hs_status strings_rows_make(heap *h, strings_collect *s, query_strings *out, hs_error *err);
+/* Indexes the lists by address and turns them into rows (out is zeroed);
+ * progress (optional) is asked between the phases, with 0, and may cancel. */
+hs_status strings_rows_make(heap *h, strings_collect *s, query_strings *out,
+                            query_progress_fn progress, void *progress_ctx, hs_error *err);
 
 #endif

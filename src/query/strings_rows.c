@@ -268,13 +268,24 @@ static bool emit(const grouping *g, query_strings *out) {
     return true;
 }
 
-hs_status strings_rows_make(heap *h, strings_collect *s, query_strings *out, hs_error *err) {
+/* Between two phases of grouping: the caller may stop it (a quit). */
+static bool going_on(query_progress_fn progress, void *ctx, bool *cancelled) {
+    if (progress && !progress(ctx, 0))
+        *cancelled = true;
+    return !*cancelled;
+}
+
+hs_status strings_rows_make(heap *h, strings_collect *s, query_strings *out,
+                            query_progress_fn progress, void *progress_ctx, hs_error *err) {
     if (s->cells.count >= UINT32_MAX || s->chars.count >= UINT32_MAX)
         return hs_fail(err, HS_ERR_TOO_LARGE, "more than 4 Gi (:) cells or C# boxes");
     if (heap_block_words(h) >= UINT32_MAX)
         return hs_fail(err, HS_ERR_TOO_LARGE, "a heap of more than 32 GiB");
     grouping g = {0};
-    bool ok = index_all(s) && add_holders(h, s, &g, out) && strings_add_lists(h, s, &g, out) &&
+    bool cancelled = false;
+    bool ok = index_all(s) && going_on(progress, progress_ctx, &cancelled) &&
+              add_holders(h, s, &g, out) && going_on(progress, progress_ctx, &cancelled) &&
+              strings_add_lists(h, s, &g, out) && going_on(progress, progress_ctx, &cancelled) &&
               emit(&g, out);
     while (g.arena) {
         arena_chunk *next = g.arena->next;
@@ -283,5 +294,7 @@ hs_status strings_rows_make(heap *h, strings_collect *s, query_strings *out, hs_
     }
     free(g.rows);
     free(g.slots);
+    if (cancelled)
+        return hs_fail(err, HS_ERR_CANCELLED, "cancelled");
     return ok ? HS_OK : hs_fail(err, HS_ERR_NOMEM, "out of memory grouping strings");
 }

@@ -351,35 +351,16 @@ static hs_status visit_one(walk *w, uint32_t id, uint64_t addr, const uint8_t *b
  * in no useful address order, so every closure is a cache miss otherwise. */
 #define PREFETCH_DISTANCE 16
 /* Closures visited between two progress reports. */
-#define PROGRESS_EVERY (UINT64_C(1) << 18)
+#define PROGRESS_EVERY (UINT64_C(1) << 16)
 
-/* The closures of a level that needed requests: their static images in
- * batched CLOSURES requests, then their new info tables in batched
- * INFO_TABLES requests, then each is visited. */
-static hs_status visit_deferred(walk *w, uint32_t depth, hs_error *err) {
-    hs_status st;
-    w->infos.count = 0; /* first holds the deferred addresses, then the info pointers */
-    for (size_t i = 0; i < w->deferred.count; i++)
-        if (!addr_push(&w->infos, decode_code(w, w->queue.items[w->deferred.items[i]])))
-            return nomem(err);
-    st = heap_prefetch_statics(w->h, w->infos.items, w->infos.count, err);
-    w->infos.count = 0;
-    for (size_t i = 0; st == HS_OK && i < w->deferred.count; i++) {
-        size_t len;
-        uint64_t addr = decode_code(w, w->queue.items[w->deferred.items[i]]);
-        const uint8_t *bytes = heap_memory_cached(w->h, addr, &len);
-        uint64_t info_ptr = bytes ? hs_load_le64(bytes) : 0;
-        if (info_ptr && !heap_info_cached(w->h, info_ptr) && !addr_push(&w->infos, info_ptr))
-            st = nomem(err);
-    }
-    if (st == HS_OK && w->infos.count > 0)
-        st = heap_info_prefetch(w->h, w->infos.items, w->infos.count, err);
-    for (size_t i = 0; st == HS_OK && i < w->deferred.count && !w->stop; i++) {
-        uint32_t id = (uint32_t)w->deferred.items[i];
-        st = visit_one(w, id, decode_code(w, w->queue.items[id]), NULL, 0, NULL, true, depth,
-                       err);
-    }
-    return st;
+/* Inside a level too, every PROGRESS_EVERY closures: a wide level must not
+ * keep a quit waiting. */
+static hs_status level_progress(walk *w, size_t done_in_level, hs_error *err) {
+    if ((done_in_level & (PROGRESS_EVERY - 1)) != PROGRESS_EVERY - 1 || !w->t->progress)
+        return HS_OK;
+    if (w->t->progress(w->t->progress_ctx, w->stats->visited))
+        return HS_OK;
+    return hs_fail(err, HS_ERR_CANCELLED, "cancelled");
 }
 
 typedef struct ahead {
@@ -395,6 +376,54 @@ static inline void look_ahead(walk *w, size_t i, ahead *a) {
         __builtin_prefetch(a->bytes);
 }
 
+/* A deferred closure that needed no request: it waits only for its turn
+ * (a flag in the deferred list's queue positions). */
+#define READY (UINT64_C(1) << 63)
+
+/* The closures of a level from the first that needed requests on: the
+ * static images of those that need them in batched CLOSURES requests,
+ * then their new info tables in batched INFO_TABLES requests, then each is
+ * visited, in queue order. */
+static hs_status visit_deferred(walk *w, uint32_t depth, hs_error *err) {
+    hs_status st;
+    w->infos.count = 0; /* first holds the needy addresses, then the info pointers */
+    for (size_t i = 0; i < w->deferred.count; i++)
+        if (!(w->deferred.items[i] & READY) &&
+            !addr_push(&w->infos, decode_code(w, w->queue.items[w->deferred.items[i]])))
+            return nomem(err);
+    st = heap_prefetch_statics(w->h, w->infos.items, w->infos.count, err);
+    w->infos.count = 0;
+    for (size_t i = 0; st == HS_OK && i < w->deferred.count; i++) {
+        if (w->deferred.items[i] & READY)
+            continue;
+        size_t len;
+        uint64_t addr = decode_code(w, w->queue.items[w->deferred.items[i]]);
+        const uint8_t *bytes = heap_memory_cached(w->h, addr, &len);
+        uint64_t info_ptr = bytes ? hs_load_le64(bytes) : 0;
+        if (info_ptr && !heap_info_cached(w->h, info_ptr) && !addr_push(&w->infos, info_ptr))
+            st = nomem(err);
+    }
+    if (st == HS_OK && w->infos.count > 0)
+        st = heap_info_prefetch(w->h, w->infos.items, w->infos.count, err);
+    size_t n = w->deferred.count;
+    ahead ring[PREFETCH_DISTANCE];
+    for (size_t i = 0; i < PREFETCH_DISTANCE && i < n; i++)
+        look_ahead(w, w->deferred.items[i] & ~READY, &ring[i]);
+    for (size_t i = 0; st == HS_OK && i < n && !w->stop; i++) {
+        ahead cur = ring[i % PREFETCH_DISTANCE];
+        if (i + PREFETCH_DISTANCE < n)
+            look_ahead(w, w->deferred.items[i + PREFETCH_DISTANCE] & ~READY,
+                       &ring[i % PREFETCH_DISTANCE]);
+        if ((st = level_progress(w, i, err)) != HS_OK)
+            break;
+        bool want = true;
+        const heap_info *info = cur.bytes ? info_of(w, hs_load_le64(cur.bytes), &want) : NULL;
+        st = visit_one(w, (uint32_t)(w->deferred.items[i] & ~READY), cur.addr, cur.bytes,
+                       cur.len, info, want, depth, err);
+    }
+    return st;
+}
+
 /* Visits queue positions [lo, hi): one level. With trails, children are
  * appended to the same queue, so its items are re-read, never cached. */
 static hs_status visit_level(walk *w, size_t lo, size_t hi, uint32_t depth, hs_error *err) {
@@ -405,13 +434,18 @@ static hs_status visit_level(walk *w, size_t lo, size_t hi, uint32_t depth, hs_e
         look_ahead(w, i, &ring[(i - lo) % PREFETCH_DISTANCE]);
     for (size_t i = lo; st == HS_OK && i < hi && !w->stop; i++) {
         ahead cur = ring[(i - lo) % PREFETCH_DISTANCE];
+        if (!w->deferred.count && (st = level_progress(w, i - lo, err)) != HS_OK)
+            break;
         size_t k = i + PREFETCH_DISTANCE;
         if (k < hi)
             look_ahead(w, k, &ring[(k - lo) % PREFETCH_DISTANCE]);
         bool want = true;
         const heap_info *info = cur.bytes ? info_of(w, hs_load_le64(cur.bytes), &want) : NULL;
-        if (!info) { /* a static closure or an info table not here yet */
-            if (!addr_push(&w->deferred, i))
+        if (!info || w->deferred.count) { /* a static closure or an info table not here
+                        yet, and every closure after it in the level: the order of visits is
+                        the queue's whatever the heap has fetched already (a completed
+                        pause, a snapshot) */
+            if (!addr_push(&w->deferred, info ? i | READY : i))
                 st = nomem(err);
             continue;
         }

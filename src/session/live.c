@@ -52,6 +52,8 @@ hs_status session_live_probe(session *s, hs_error *err) { return learn_pause_sta
 hs_status session_live_pause(session *s, hs_error *err) {
     if (s->paused)
         return HS_OK;
+    s->heap = NULL; /* a completed copy (session_let_go) is of the pause before */
+    s->gate.offline = false;
     s->ours = true; /* from the moment PAUSE is sent */
     bool already = false;
     hs_status st = wire_pause(s->conn, &already, err);
@@ -69,7 +71,9 @@ heap_source session_live_source(session *s) {
     if (s->linked) /* an earlier first read that failed */
         cache_link_close(&s->link);
     s->linked = true;
-    return cache_link_live(s->opts.cache, s->conn, heap_source_live(s->conn), &s->link);
+    heap_source linked = cache_link_live(s->opts.cache, s->conn, heap_source_live(s->conn),
+                                         &s->link);
+    return session_gate_source(&s->gate, linked);
 }
 
 hs_status session_revive(session *s, hs_error *err) {
@@ -96,5 +100,29 @@ hs_status session_give_back(session *s, hs_error *err) {
         snprintf(note, sizeof note, "the debuggee may be left paused: %s", err->message);
         hs_interrupt_note(note);
     }
+    return st;
+}
+
+hs_status session_complete(session *s, bool whole, store_progress_fn progress,
+                           void *progress_ctx, hs_error *err) {
+    if (!s->conn || !s->paused || s->gate.offline)
+        return HS_OK;
+    if (!s->heap)
+        return hs_fail(err, HS_ERR_USAGE, "no pause to complete: the heap was not read");
+    return store_complete_pause(s->heap, whole, progress, progress_ctx, err);
+}
+
+hs_status session_let_go(session *s, hs_error *err) {
+    if (!s->conn || !s->ours)
+        return HS_OK; /* a file; a debuggee found paused stays paused */
+    if (!s->heap)
+        return hs_fail(err, HS_ERR_USAGE, "no pause to let go: the heap was not read");
+    session_record_abandon(s); /* it reads through the gate about to shut */
+    /* shut whatever the RESUME's answer: after a cut-short one the
+     * debuggee may run, and the stream is no use anyway */
+    s->gate.offline = true;
+    hs_status st = wire_resume(s->conn, err);
+    if (st == HS_OK)
+        s->paused = s->ours = false;
     return st;
 }

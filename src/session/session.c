@@ -85,6 +85,7 @@ void session_close(session *s) {
     if (s->linked)
         cache_link_close(&s->link);
     wire_close(s->conn);
+    session_gate_free(&s->gate);
     store_snapshot_close(s->snapshot);
     ghcdebug_file_free(s->ghcdebug);
     free(s->target);

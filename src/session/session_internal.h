@@ -4,6 +4,23 @@
 
 #include "heapscope/ghcdebug_file.h"
 #include "heapscope/session.h"
+#include "heapscope/u64map.h"
+
+/* gate.c: a pause's source that refuses every request once shut. */
+typedef struct session_gate_refusal {
+    int op;
+    uint64_t key;
+    char *message;
+} session_gate_refusal;
+typedef struct session_gate {
+    heap_source inner;
+    bool offline; /* shut: the debuggee runs again (session_let_go) */
+    u64map refused; /* what the source had no answer for, while open: index + 1 */
+    session_gate_refusal *items;
+    size_t n, cap;
+} session_gate;
+heap_source session_gate_source(session_gate *g, heap_source inner);
+void session_gate_free(session_gate *g);
 
 struct session {
     char *target;
@@ -19,6 +36,7 @@ struct session {
     heap *kept; /* the heap read first, refreshed by later pauses (owns it) */
     cache_link link;
     bool linked; /* link was made (with the first heap) */
+    session_gate gate; /* between the heap and a debuggee's source (gate.c) */
     cache_recorder *rec; /* recording the current pause beside the caller (record.c) */
 
     wire_version version;

@@ -106,6 +106,8 @@ hs_status store_write_closures(store_writer *w, hs_error *err);
 struct u64map;
 hs_status store_write_cost_centres(store_writer *w, const struct u64map *header_ccs,
                                    hs_error *err);
+/* The same asking, for any heap (store_complete_pause). */
+hs_status store_fetch_cost_centres(heap *h, const struct u64map *header_ccs, hs_error *err);
 /* Block groups, in chunks. */
 hs_status store_write_blocks(store_writer *w, hs_error *err);
 /* Everything else the heap asked its source (heap_export.h). */

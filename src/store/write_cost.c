@@ -76,7 +76,10 @@ static hs_status walk_tree(heap *h, uint64_t main_ccs, hs_error *err) {
 }
 
 hs_status store_write_cost_centres(store_writer *w, const u64map *header_ccs, hs_error *err) {
-    heap *h = w->h;
+    return store_fetch_cost_centres(w->h, header_ccs, err);
+}
+
+hs_status store_fetch_cost_centres(heap *h, const u64map *header_ccs, hs_error *err) {
     if (heap_prof_mode(h) == WIRE_PROF_NONE)
         return HS_OK;
     uint64_t main_ccs = 0;

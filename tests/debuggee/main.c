@@ -162,8 +162,8 @@ int main(int argc, char **argv) {
     synth_server_config cfg = {
         .wake_fd = g_wake[0], .stop = &g_stop, .max_connections = cli.max_connections,
         .silent_on = cli.silent_on, .count_path = cli.count_path,
-        .answer_delay_ms = cli.answer_delay_ms, .hostile = &cli.hostile,
-        .fragile = cli.fragile};
+        .answer_delay_ms = cli.answer_delay_ms, .log_path = cli.log_path,
+        .hold_path = cli.hold_path, .hostile = &cli.hostile, .fragile = cli.fragile};
     regrow grow = {.gen = gen, .p = &p, .hostile = &cli.hostile};
     if (gen.grow_per_pause) {
         cfg.resumed = on_resumed;

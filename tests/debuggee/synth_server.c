@@ -85,6 +85,31 @@ static bool delay(const synth_server_config *cfg) {
     return !stopped(cfg);
 }
 
+/* --log-requests: one line per request, appended before it is served. */
+static void log_request(const synth_server_config *cfg, uint32_t cmd) {
+    FILE *f = fopen(cfg->log_path, "a");
+    if (!f)
+        return;
+    const char *name = synth_command_name(cmd);
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    double ms = (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+    if (name)
+        fprintf(f, "%s %.3f\n", name, ms);
+    else
+        fprintf(f, "COMMAND_%u %.3f\n", cmd, ms);
+    fclose(f);
+}
+
+/* --hold-resume: waits until the file exists. False when a stop came. */
+static bool hold(const synth_server_config *cfg) {
+    while (!stopped(cfg) && access(cfg->hold_path, F_OK) != 0) {
+        struct pollfd w = {.fd = cfg->wake_fd, .events = POLLIN};
+        poll(&w, cfg->wake_fd >= 0 ? 1 : 0, 5);
+    }
+    return !stopped(cfg);
+}
+
 synth_serve_result synth_serve_connection(const synth_process *p, synth_state *st, int fd,
                                           const synth_server_config *cfg) {
     if (!cfg)
@@ -120,6 +145,12 @@ synth_serve_result synth_serve_connection(const synth_process *p, synth_state *s
                     goto done;
                 }
                 uint32_t cmd = hs_load_be32(body);
+                if (cfg->log_path)
+                    log_request(cfg, cmd);
+                if (cmd == SYNTH_CMD_RESUME && cfg->hold_path && !hold(cfg)) {
+                    res = SYNTH_SERVE_STOPPED;
+                    goto done;
+                }
                 if (cmd < 32)
                     st->requests[cmd]++;
                 o.silent = cmd < 32 && (cfg->silent_on >> cmd & 1);

@@ -59,6 +59,8 @@ typedef struct synth_server_config {
                                     (a stub stuck before its reply); commands < 32 */
     const char *count_path;      /* written after each connection: synth_write_counts */
     int answer_delay_ms;         /* each request waits this long before it is served */
+    const char *log_path;        /* each request's name appended before it is served */
+    const char *hold_path;       /* RESUME is served once this file exists */
     const struct synth_hostile *hostile; /* --hostile transport kinds; NULL = none */
     bool fragile;                /* --fragile: exit on a wild address (synth_fragile.h) */
     /* after a RESUME was answered (st->resumes counts it): the program ran;

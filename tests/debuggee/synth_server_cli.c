@@ -70,6 +70,12 @@ static const char usage[] =
     "  --duplicate-pinned       ALL_BLOCKS lists every pinned block group a second\n"
     "                           time, byte for byte, after the others (the real RTS\n"
     "                           lists each empty pinned group once per capability)\n"
+    "  --log-requests FILE      append each request to FILE as it arrives, before it\n"
+    "                           is served (a line: its name, e.g. PAUSE or RESUME,\n"
+    "                           and the CLOCK_MONOTONIC time in ms): a client can\n"
+    "                           get no answer its line does not precede\n"
+    "  --hold-resume FILE       serve a RESUME (logged already) only once FILE\n"
+    "                           exists: the client waits for its answer meanwhile\n"
     "%s"
     "  --fragile                as fragile as the official ghc-debug stub: a request\n"
     "                           naming an address that is no closure (or info table,\n"
@@ -218,7 +224,7 @@ int synth_cli_parse(int argc, char **argv, synth_cli *cli, synth_options *gen, c
             "--socket", "--tcp", "--plan", "--closures", "--eras", "--leak-constructor",
             "--leak-count", "--leak-era", "--seed", "--max-connections", "--self-pause-after",
             "--silent-on", "--ghc-debug-snapshot", "--ghc-debug-snapshot-of", "--count-requests",
-            "--answer-delay", "--prof-mode", "--hostile", "--grow-per-pause"};
+            "--answer-delay", "--log-requests", "--hold-resume", "--prof-mode", "--hostile", "--grow-per-pause"};
         const char *opt = NULL;
         for (size_t k = 0; k < sizeof with_value / sizeof *with_value && !opt; k++)
             if (is(with_value[k], a, &v))
@@ -287,6 +293,10 @@ int synth_cli_parse(int argc, char **argv, synth_cli *cli, synth_options *gen, c
             if (!v[0])
                 return fail(err, errlen, "--count-requests: the file name is empty");
             cli->count_path = v;
+        } else if (strcmp(opt, "--log-requests") == 0 || strcmp(opt, "--hold-resume") == 0) {
+            if (!v[0])
+                return fail(err, errlen, "the file name is empty");
+            *(opt[2] == 'l' ? &cli->log_path : &cli->hold_path) = v;
         } else if (strcmp(opt, "--answer-delay") == 0) {
             if (number(opt, v, 0, 60000, &n, err, errlen))
                 return -1;

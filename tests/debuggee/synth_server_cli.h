@@ -22,6 +22,8 @@ typedef struct synth_cli {
     uint32_t silent_on;          /* --silent-on COMMAND: bit per command id */
     const char *count_path;      /* --count-requests FILE, NULL = none */
     int answer_delay_ms;         /* --answer-delay MS, 0 = none */
+    const char *log_path;        /* --log-requests FILE, NULL = none */
+    const char *hold_path;       /* --hold-resume FILE, NULL = none */
     synth_hostile hostile;       /* --hostile KIND,...: all zero = none */
     bool fragile;                /* --fragile: exit on a wild address (synth_fragile.h) */
     bool help;                   /* --help: print usage, exit 0 */

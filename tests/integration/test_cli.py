@@ -52,6 +52,18 @@ class Debuggee:
         self.dir.cleanup()
 
 
+TIMING = re.compile(r',\s*"paused_ms": \d+, "elapsed_ms": \d+')
+
+
+def untimed(out):
+    """A command's output without the times --json gives (paused_ms,
+    elapsed_ms), which differ from run to run: a JSON text or a parsed
+    top-level object."""
+    if isinstance(out, dict):
+        return {k: v for k, v in out.items() if k not in ("paused_ms", "elapsed_ms")}
+    return TIMING.sub("", out)
+
+
 def request_counts(path, connections, probes=1):
     """What the debuggee wrote with --count-requests once it served
     `connections` connections of heapscope's. The `probes` that found its

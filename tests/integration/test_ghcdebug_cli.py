@@ -13,7 +13,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from test_cli import DEBUGGEE, HEAPSCOPE, Debuggee, raw_status, run  # noqa: E402  (same helpers, same binary)
+from test_cli import DEBUGGEE, HEAPSCOPE, Debuggee, raw_status, run, untimed  # noqa: E402  (same helpers, same binary)
 import valgrind  # noqa: E402  (tests/common, on the path test_cli set)
 
 CACHE_HOME = tempfile.TemporaryDirectory()  # conversions go to a cache of our own
@@ -100,8 +100,8 @@ class SameAsLive(unittest.TestCase):
                                              (live.stderr, live_text.stderr))
                             continue
                         ok += 1
-                        if not self.same_but_unreadable(cmd, json.loads(live.stdout),
-                                                        json.loads(snap.stdout)):
+                        if not self.same_but_unreadable(cmd, untimed(json.loads(live.stdout)),
+                                                        untimed(json.loads(snap.stdout))):
                             self.assertEqual((snap_text.stdout, snap_text.stderr),
                                              (live_text.stdout, live_text.stderr), cmd)
                         elif cmd[0] != "roots":
@@ -115,8 +115,8 @@ class SameAsLive(unittest.TestCase):
                 snap = run("show", path, first, "--depth", "3")
                 self.assertEqual((snap.returncode, snap.stdout), (0, live.stdout))
                 # info: the same program, only the target differs
-                live = json.loads(run("info", d.socket, "--json").stdout)
-                snap = json.loads(run("info", path, "--json").stdout)
+                live = untimed(json.loads(run("info", d.socket, "--json").stdout))
+                snap = untimed(json.loads(run("info", path, "--json").stdout))
                 live.pop("target")
                 self.assertEqual(snap.pop("target"), path)
                 self.assertEqual(snap, live)

@@ -11,7 +11,8 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from test_cli import HEAPSCOPE, Debuggee, HostileDebuggee, private_cache, raw_status  # noqa: E402
+from test_cli import (HEAPSCOPE, Debuggee, HostileDebuggee, private_cache, raw_status,  # noqa: E402
+                      untimed)
 import valgrind  # noqa: E402  (on the path test_cli set)
 
 RESUME, NOT_PAUSED = 3, 0x0102
@@ -201,7 +202,7 @@ class Trickle(WireKind):
                                        capture_output=True, text=True, timeout=300)
                     self.assertEqual(a.returncode, 0, a.stderr)
                     self.assertEqual(a.stderr, "")
-                    doc_a, doc_b = json.loads(a.stdout), json.loads(b.stdout)
+                    doc_a, doc_b = untimed(json.loads(a.stdout)), untimed(json.loads(b.stdout))
                     doc_a.pop("target", None)
                     doc_b.pop("target", None)
                     self.assertEqual(doc_a, doc_b)

@@ -183,3 +183,66 @@ Test(session_module, a_missing_target_is_a_clear_error) {
     cr_expect(session_lost(NULL) && !session_paused(NULL) && session_heap(NULL) == NULL);
     session_close(NULL);
 }
+
+/* The last request of the debuggee's --log-requests log ("NAME TIME"). */
+static void last_request(const char *log, char *name, size_t cap) {
+    FILE *f = fopen(log, "r");
+    cr_assert_not_null(f, "%s", log);
+    char line[256];
+    name[0] = 0;
+    while (fgets(line, sizeof line, f))
+        sscanf(line, "%63s", name);
+    (void)cap;
+    fclose(f);
+}
+
+/* session_complete, then session_let_go: the debuggee runs, the heap
+ * stays and answers offline; what was not fetched during the pause is
+ * refused without a request. */
+static void let_go_and_read(bool whole) {
+    char log[] = "/tmp/heapscope-letgo-XXXXXX";
+    int fd = mkstemp(log);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    const char *args[] = {"--closures", "3000", "--profiled", "--seed", "3",
+                          "--log-requests", log, NULL};
+    cli_debuggee d;
+    hs_error err = {0};
+    cr_assert_eq(cli_debuggee_start(args, &d, &err), HS_OK, "%s", err.message);
+    session *s = open_ok(d.socket, NULL);
+    cr_assert_eq(session_pause(s, &err), HS_OK, "%s", err.message);
+    cr_assert_eq(session_read_heap(s, &err), HS_OK, "%s", err.message);
+    heap *h = session_heap(s);
+    cr_assert_eq(session_complete(s, whole, NULL, NULL, &err), HS_OK, "%s", err.message);
+    cr_assert_eq(session_let_go(s, &err), HS_OK, "%s", err.message);
+    cr_expect_not(session_paused(s) || session_ours(s), "resumed");
+    cr_expect_eq(session_heap(s), h, "the heap stays, offline");
+    char name[64];
+    last_request(log, name, sizeof name);
+    cr_expect_str_eq(name, "RESUME");
+
+    const wire_ptr_list *roots = heap_roots(h);
+    heap_closure c = {0};
+    for (size_t i = 0; i < roots->count; i++) {
+        hs_status st = heap_decode(h, wire_untag(roots->items[i]), &c, &err);
+        if (whole) {
+            cr_expect_eq(st, HS_OK, "root %zu: %s", i, err.message);
+        } else {
+            cr_expect_neq(st, HS_OK, "root %zu was never read", i);
+            cr_expect(strstr(err.message, "not fetched during the pause") != NULL, "%s",
+                      err.message);
+        }
+    }
+    heap_closure_free(&c);
+    last_request(log, name, sizeof name);
+    cr_expect_str_eq(name, "RESUME", "nothing is asked after the RESUME");
+    cr_assert_eq(session_give_back(s, &err), HS_OK, "nothing left to give back");
+    session_close(s);
+    cr_expect_not(paused_now(d.socket), "it runs");
+    cli_debuggee_stop(&d);
+    unlink(log);
+}
+
+Test(session_module, let_go_after_a_whole_completion_reads_every_root) { let_go_and_read(true); }
+
+Test(session_module, let_go_refuses_what_the_pause_did_not_fetch) { let_go_and_read(false); }

@@ -16,7 +16,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from test_cli import HEAPSCOPE, Debuggee, PlantedCase, run  # noqa: E402
+from test_cli import HEAPSCOPE, Debuggee, PlantedCase, run, untimed  # noqa: E402
 import valgrind  # noqa: E402  (tests/common, on the path test_cli set)
 
 SQLITE3 = shutil.which("sqlite3")
@@ -47,8 +47,8 @@ class SameAsLive:
         saved = run(command, self.file, *args)
         self.assertEqual(live.returncode, code, live.stderr)
         self.assertEqual(saved.returncode, live.returncode, saved.stderr)
-        self.assertEqual(saved.stdout.replace(self.file, "TARGET"),
-                         live.stdout.replace(self.debuggee.socket, "TARGET"),
+        self.assertEqual(untimed(saved.stdout.replace(self.file, "TARGET")),
+                         untimed(live.stdout.replace(self.debuggee.socket, "TARGET")),
                          f"{command} {args}")
         self.assertEqual(saved.stderr.replace(self.file, "TARGET"),
                          live.stderr.replace(self.debuggee.socket, "TARGET"))
