@@ -53,8 +53,10 @@ static hs_status write_payload(heap *h, uint64_t addr, FILE *f, uint64_t *total,
 static hs_status prepare_payload(void *ctx, heap *h, hs_error *err) {
     uint8_t byte;
     size_t got;
-    uint64_t total;
-    return heap_payload_read(h, *(const uint64_t *)ctx, 0, &byte, 1, &got, &total, err);
+    uint64_t total, addr = *(const uint64_t *)ctx;
+    /* a closure of this pause, or nothing is asked about it */
+    hs_status st = query_closure_of_pause(h, addr, cli_keep_going_progress, NULL, err);
+    return st != HS_OK ? st : heap_payload_read(h, addr, 0, &byte, 1, &got, &total, err);
 }
 
 int cli_dump(const char *target, const char *addr_text, const cli_common *common) {

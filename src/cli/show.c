@@ -223,7 +223,11 @@ typedef struct show_prepare {
 static hs_status prepare_tree(void *ctx, heap *h, hs_error *err) {
     const show_prepare *p = ctx;
     show_state s = {0};
-    hs_status st = heap_decode_named(h, p->root, &s.c, err);
+    /* nothing is asked about the typed address unless it is a closure of
+     * this pause */
+    hs_status st = query_closure_of_pause(h, p->root, cli_keep_going_progress, NULL, err);
+    if (st == HS_OK)
+        st = heap_decode_named(h, p->root, &s.c, err);
     if (st == HS_OK && !push(&s, (show_item){ITEM_CLOSURE, true, 0, p->root, ""}))
         st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
     while (st == HS_OK && s.n > 0) {
