@@ -24,6 +24,22 @@ static bool show_fetch_progress(void *ctx, uint32_t cmd, uint64_t bytes) {
     return true;
 }
 
+/* A cancel (a signal, the output gone) finishes the answer in flight first:
+ * the debuggee's stub must not write to a closed connection. Said once it
+ * lasts a second, then kept up to date on a terminal. */
+static void show_drain(void *ctx, uint32_t cmd, uint64_t bytes, uint64_t frame_left,
+                       int draining_ms) {
+    (void)ctx, (void)frame_left;
+    static int shown_at = -1; /* one line when stderr is not a terminal */
+    bool tty = isatty(STDERR_FILENO);
+    if (!tty && shown_at >= 0 && draining_ms >= shown_at)
+        return;
+    shown_at = draining_ms;
+    fprintf(stderr, "%sheapscope: finishing the answer in flight to %s (%.1f MiB so far, %d s)%s",
+            tty ? "\r\033[K" : "", wire_command_name(cmd), (double)bytes / (1024.0 * 1024.0),
+            draining_ms / 1000, tty ? "" : "; the debuggee must not be left writing to a closed connection\n");
+}
+
 static bool show_record_progress(void *ctx, const char *phase, uint64_t done, uint64_t total) {
     (void)ctx;
     if (total)
@@ -44,6 +60,7 @@ void cli_session_options(const cli_common *common, session_options *o) {
                            .max_answer = common->max_answer,
                            .max_answer_option = "--max-answer",
                            .wait = wait_unless_signalled,
+                           .drain = show_drain,
                            .warn = warn};
     if (isatty(STDERR_FILENO)) {
         o->progress = show_fetch_progress;
