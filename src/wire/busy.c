@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "wire_internal.h"
@@ -32,6 +33,10 @@
 #define TCP_LISTEN_STATE 10
 #define TCP_ESTABLISHED_STATE 1
 #define DIAG_BUF 32768
+/* Longest wait for the stub to accept a queued connection (at most the
+ * connect timeout): a stub that serves nobody else accepts at once. */
+#define ACCEPT_WAIT_MS 2000
+#define ACCEPT_LOOK_MS 20
 
 /* One dump of the Unix sockets in `states` with `show`; calls fn on each
  * message. 0, or -1 when sock_diag is not available. */
@@ -230,4 +235,51 @@ void wire_unix_busy_with(int fd, char *out, size_t len) {
         fclose(c);
     }
     snprintf(out, len, "process %ld%s%s", (long)pid, comm[0] ? ", " : "", comm);
+}
+
+static int64_t now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+hs_status wire_await_accept(wire_conn *c, hs_error *err) {
+    if (!c->accept_pending || c->fd < 0)
+        return HS_OK;
+    c->accept_pending = false;
+    int limit = c->opts.connect_timeout_ms;
+    if (limit < 0 || limit > ACCEPT_WAIT_MS)
+        limit = ACCEPT_WAIT_MS;
+    int64_t start = now_ms(), deadline = start + limit, next_tick = start;
+    for (;;) {
+        wire_queue_state q = wire_unix_queue_state(c->fd);
+        if (q != WIRE_QUEUE_QUEUED) {
+            c->accepted = q == WIRE_QUEUE_ACCEPTED; /* UNKNOWN: go on as before */
+            return HS_OK;
+        }
+        int64_t t = now_ms();
+        if (t >= deadline)
+            break;
+        if (c->opts.wait && t >= next_tick) {
+            next_tick = t + WIRE_WAIT_SLICE_MS;
+            if (!c->opts.wait(c->opts.wait_ctx, 0, (int)(t - start))) {
+                hs_fail(err, HS_ERR_CANCELLED, "connecting to %s: cancelled", c->target);
+                wire_conn_kill(c, err ? err->message : "cancelled"); /* nothing was written */
+                return HS_ERR_CANCELLED;
+            }
+        }
+        nanosleep(&(struct timespec){0, ACCEPT_LOOK_MS * 1000000L}, NULL);
+    }
+    char who[128];
+    wire_unix_busy_with(c->fd, who, sizeof who);
+    hs_error local;
+    if (!err)
+        err = &local;
+    hs_fail(err, HS_ERR_CONNECT,
+            "the debuggee at %s is busy: another debugger is connected to it%s%s%s; it did not "
+            "accept heapscope's connection within %d ms, and nothing was sent",
+            c->target, who[0] ? " (" : "", who, who[0] ? ")" : "", limit);
+    /* closed with nothing written: the stub will read 0 bytes and go on */
+    wire_conn_kill(c, err->message);
+    return HS_ERR_CONNECT;
 }

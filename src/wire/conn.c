@@ -21,12 +21,8 @@
 #define DEFAULT_IO_TIMEOUT_MS 30000
 #define MIN_DEFAULT_MAX_RESPONSE (UINT64_C(256) << 20)
 #define MAX_DEFAULT_MAX_RESPONSE (UINT64_C(16) << 30)
-/* How often a Unix connect is retried while the stub's backlog is full, and
- * how often a queued connection looks whether it was accepted. */
+/* How often a Unix connect is retried while the stub's backlog is full. */
 #define BUSY_RETRY_MS 20
-/* Longest wait for the stub to accept a queued connection (at most the
- * connect timeout): a stub that serves nobody else accepts at once. */
-#define ACCEPT_WAIT_MS 2000
 
 uint64_t wire_default_max_response(void) {
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
@@ -227,28 +223,6 @@ static int finish_connect(int fd, connect_wait *w) {
     }
 }
 
-static int accept_wait_ms(const wire_options *o) {
-    int t = o->connect_timeout_ms;
-    return t < 0 || t > ACCEPT_WAIT_MS ? ACCEPT_WAIT_MS : t;
-}
-
-/* After a Unix connect: waits until the stub accepts the connection (it
- * serves one client at a time; busy.c). WIRE_QUEUE_QUEUED when it did not
- * within accept_wait_ms, -1 when the wait function cancelled, UNKNOWN when
- * the kernel cannot tell (no sock_diag): then the caller goes on as before
- * (the man page says what that risks). */
-static wire_queue_state await_accept(int fd, connect_wait *w, const wire_options *o) {
-    int64_t deadline = now_ms() + accept_wait_ms(o);
-    for (;;) {
-        wire_queue_state q = wire_unix_queue_state(fd);
-        if (q != WIRE_QUEUE_QUEUED || now_ms() >= deadline)
-            return q;
-        if (!connect_tick(w))
-            return (wire_queue_state)-1;
-        nanosleep(&(struct timespec){0, BUSY_RETRY_MS * 1000000L}, NULL);
-    }
-}
-
 static hs_status connect_unix(const char *path, const char *target, const wire_options *o,
                               wire_conn **out, hs_error *err) {
     size_t n = strlen(path); /* below sun_path's size: wire_target_parse checked */
@@ -288,29 +262,13 @@ static hs_status connect_unix(const char *path, const char *target, const wire_o
         }
         nanosleep(&(struct timespec){0, BUSY_RETRY_MS * 1000000L}, NULL);
     }
-    bool accepted = false;
     if (e == 0) {
         /* connect() succeeded, but the connection may only sit in the
-         * stub's queue: write nothing until the stub accepted it. */
-        wire_queue_state q = await_accept(fd, &w, o);
-        if (q == WIRE_QUEUE_QUEUED || q == (wire_queue_state)-1) {
-            char who[128];
-            if (q == WIRE_QUEUE_QUEUED)
-                wire_unix_busy_with(fd, who, sizeof who);
-            close(fd); /* nothing written: the stub reads 0 bytes and goes on */
-            if (q != WIRE_QUEUE_QUEUED)
-                return hs_fail(err, HS_ERR_CANCELLED, "connecting to %s: cancelled", path);
-            int waited = accept_wait_ms(o);
-            return hs_fail(err, HS_ERR_CONNECT,
-                           "the debuggee at %s is busy: another debugger is connected to it%s%s%s; "
-                           "it did not accept heapscope's connection within %d ms, and nothing "
-                           "was sent",
-                           path, who[0] ? " (" : "", who, who[0] ? ")" : "", waited);
-        }
-        accepted = q == WIRE_QUEUE_ACCEPTED;
+         * stub's queue: nothing is written until the stub accepted it
+         * (wire_await_accept, before the first request). */
         hs_status st = wire_conn_from_fd(fd, target, o, out, err);
         if (st == HS_OK)
-            (*out)->accepted = accepted;
+            (*out)->accept_pending = true;
         return st;
     }
     close(fd);
@@ -418,5 +376,7 @@ hs_status wire_reconnect(wire_conn *c, hs_error *err) {
     wire_close(fresh);
     c->rpos = c->rlen = 0;
     c->dead_reason[0] = '\0';
+    c->accept_pending = fresh->accept_pending;
+    c->accepted = false;
     return HS_OK;
 }

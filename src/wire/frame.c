@@ -102,10 +102,10 @@ static hs_status timed_out(call *x, short events) {
     /* The connection is closed with the request unanswered: a stub that
      * answers later writes to a closed socket, and the official one aborts
      * the program when it does. */
-    const char *harm = "; closing the connection may kill the program";
-    const char *was = x->draining ? " (while finishing a cancelled answer)" : "";
+    const char *harm = "closing the connection may kill the program";
+    const char *was = x->draining ? " (finishing a cancelled answer)" : "";
     if (events == POLLOUT || x->answer_bytes == 0)
-        return hs_fail(x->err, HS_ERR_TIMEOUT, "%s: no %s from %s for %d ms%s%s", x->name,
+        return hs_fail(x->err, HS_ERR_TIMEOUT, "%s: no %s from %s for %d ms%s; %s", x->name,
                        events == POLLOUT ? "progress sending the request" : "answer",
                        x->c->target, x->timeout_ms, was, harm);
     char left[64] = "";
@@ -113,10 +113,10 @@ static hs_status timed_out(call *x, short events) {
         snprintf(left, sizeof left, ", %llu short of its frame",
                  (unsigned long long)x->frame_left);
     return hs_fail(x->err, HS_ERR_TIMEOUT,
-                   "%s: the debuggee stopped answering mid-answer%s: nothing from %s for %d ms "
-                   "after %llu bytes%s%s",
-                   x->name, was, x->c->target, x->timeout_ms,
-                   (unsigned long long)x->answer_bytes, left, harm);
+                   "%s: the answer stopped after %llu bytes%s: nothing more from %s for %d ms%s; "
+                   "the debuggee stopped answering mid-answer, and %s",
+                   x->name, (unsigned long long)x->answer_bytes, left, x->c->target,
+                   x->timeout_ms, was, harm);
 }
 
 /* Waits until the socket is ready for `events`, in slices that run the
@@ -357,8 +357,15 @@ static hs_status reassemble(call *x, uint64_t limit, wire_buf *body) {
 
         if (status == WIRE_STATUS_OKAY || status == WIRE_STATUS_OKAY_CONTINUES) {
             /* Checked before reading: the length is the peer's claim. */
-            if (!x->draining && blen > limit - body->len)
-                start_draining(x, too_large(x, limit, body->len, blen));
+            if (!x->draining && blen > limit - body->len) {
+                /* Over the connection's cap (what the user may raise): a
+                 * real answer, finished and dropped. Over a command's own
+                 * cap: no answer a stub sends; the connection goes. */
+                hs_status st = too_large(x, limit, body->len, blen);
+                if (limit != x->c->opts.max_response)
+                    return st;
+                start_draining(x, st);
+            }
             hs_status st = read_body(x, body, blen);
             if (st != HS_OK)
                 return st;
@@ -396,11 +403,14 @@ hs_status wire_call_encoded(wire_conn *c, uint32_t cmd, uint64_t max_body, wire_
     if (c->fd < 0)
         return hs_fail(err, HS_ERR_CLOSED, "%s: the connection to %s is closed (%s)", x.name,
                        c->target, c->dead_reason);
+    hs_status st = wire_await_accept(c, err);
+    if (st != HS_OK)
+        return st;
     uint64_t limit = max_body < c->opts.max_response ? max_body : c->opts.max_response;
     if (limit > SIZE_MAX)
         limit = SIZE_MAX;
     c->stats.requests++;
-    hs_status st = send_all(&x, c->req.data, c->req.len);
+    st = send_all(&x, c->req.data, c->req.len);
     if (st == HS_OK)
         st = reassemble(&x, limit, body);
     bool drained = x.draining && st == x.failure; /* the answer was read to its end */

@@ -77,6 +77,11 @@ hs_status wire_hello(wire_conn *c, wire_version *out, hs_error *err) {
     /* A connection the stub accepted (seen with sock_diag) is served: wait
      * as for any answer. Elsewhere (tcp:, no sock_diag) the connection may
      * still be queued behind another client: silence says so quickly. */
+    if (c) {
+        hs_status st = wire_await_accept(c, err);
+        if (st != HS_OK)
+            return st;
+    }
     if (c && c->accepted)
         return version_call(c, quick, out, err);
     if (quick < 0 || quick > WIRE_HELLO_TIMEOUT_MS)

@@ -64,6 +64,10 @@ typedef struct synth_server_config {
        it may replace the heap p points to (--grow-per-pause); NULL = none */
     void (*resumed)(void *ctx, uint64_t resumes);
     void *resumed_ctx;
+    bool fragile;                /* --fragile: a failed read or write ends serving
+                                    (SYNTH_SERVE_FRAGILE), as the official stub aborts */
+    uint32_t hold_cmd;           /* --hold COMMAND:DIR; hold_dir NULL = none */
+    const char *hold_dir;
 } synth_server_config;
 
 /* Outcome of serving. */
@@ -71,6 +75,7 @@ typedef enum synth_serve_result {
     SYNTH_SERVE_CLOSED = 0,  /* peer closed, I/O error or bad framing: connection over */
     SYNTH_SERVE_STOPPED = 1, /* *cfg->stop became non-zero */
     SYNTH_SERVE_DONE = 2,    /* max_connections reached */
+    SYNTH_SERVE_FRAGILE = 3, /* --fragile: a read or write failed (said on stderr) */
     SYNTH_SERVE_ERROR = -1   /* accept or allocation failure (message on stderr) */
 } synth_serve_result;
 

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "synth_fragile.h"
 #include "synth_hostile.h"
 #include "synth_server_cli.h"
 
@@ -68,15 +69,16 @@ static const char usage[] =
     "  --answer-delay MS        wait MS milliseconds before serving each request\n"
     "                           (a slow debuggee)\n"
     "%s"
+    "%s"
     "  --help                   this text\n"
     "\n"
     "Exit status: 0 after a clean stop (SIGINT/SIGTERM or --max-connections),\n"
-    "1 on a runtime error, 2 on a usage error.\n";
+    "1 on a runtime error, 2 on a usage error, 3 when --fragile struck.\n";
 
 const char *synth_cli_usage(void) {
-    static char text[sizeof usage + 4096];
+    static char text[sizeof usage + 8192];
     if (!text[0])
-        snprintf(text, sizeof text, usage, synth_hostile_help);
+        snprintf(text, sizeof text, usage, synth_hostile_help, synth_fragile_help);
     return text;
 }
 
@@ -194,6 +196,10 @@ int synth_cli_parse(int argc, char **argv, synth_cli *cli, synth_options *gen, c
             gen->saved_shortcut = true;
             continue;
         }
+        if (strcmp(a, "--fragile") == 0) {
+            cli->fragile = true;
+            continue;
+        }
         if (strcmp(a, "--plan-only") == 0) {
             cli->plan_only = true;
             continue;
@@ -202,7 +208,7 @@ int synth_cli_parse(int argc, char **argv, synth_cli *cli, synth_options *gen, c
             "--socket", "--tcp", "--plan", "--closures", "--eras", "--leak-constructor",
             "--leak-count", "--leak-era", "--seed", "--max-connections", "--self-pause-after",
             "--silent-on", "--ghc-debug-snapshot", "--ghc-debug-snapshot-of", "--count-requests",
-            "--answer-delay", "--prof-mode", "--hostile", "--grow-per-pause"};
+            "--answer-delay", "--prof-mode", "--hostile", "--grow-per-pause", "--hold"};
         const char *opt = NULL;
         for (size_t k = 0; k < sizeof with_value / sizeof *with_value && !opt; k++)
             if (is(with_value[k], a, &v))
@@ -287,6 +293,9 @@ int synth_cli_parse(int argc, char **argv, synth_cli *cli, synth_options *gen, c
                 return fail(err, errlen, "--prof-mode: '%s' is not era, ldv, retainer or plain",
                             v);
             gen->profiled = true;
+        } else if (strcmp(opt, "--hold") == 0) {
+            if (synth_hold_parse(v, &cli->hold_cmd, &cli->hold_dir, err, errlen))
+                return -1;
         } else if (strcmp(opt, "--hostile") == 0) {
             if (synth_hostile_parse(v, &cli->hostile, err, errlen))
                 return -1;

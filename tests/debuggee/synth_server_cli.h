@@ -24,6 +24,9 @@ typedef struct synth_cli {
     int answer_delay_ms;         /* --answer-delay MS, 0 = none */
     synth_hostile hostile;       /* --hostile KIND,...: all zero = none */
     bool help;                   /* --help: print usage, exit 0 */
+    bool fragile;                /* --fragile */
+    uint32_t hold_cmd;           /* --hold COMMAND:DIR */
+    const char *hold_dir;
 } synth_cli;
 
 /* Parses argv[1..]. gen must hold the defaults already (the generator's
