@@ -95,7 +95,7 @@ class Busy(TuiCase):
             t = self.tui(*LONG)
             t.wait_text(os.path.basename(d.socket), what="the debuggee in the list")
             t.keys("Enter")
-            s = t.wait(lambda s: "another debugger may be connected" in " ".join(
+            s = t.wait(lambda s: "another debugger is connected" in " ".join(
                 l.strip() for l in s.lines[-3:]), "the reason, long before the 60 s timeout",
                        timeout=10)
             self.assertRegex(s.lines[0], r"(?i)pick a debuggee", "back in the list")
