@@ -39,6 +39,7 @@ typedef struct call {
      * rest of the answer, discarding it, before it says so. */
     bool draining;
     hs_status failure; /* what the call returns once drained */
+    char why[HS_ERROR_MESSAGE_MAX]; /* and its message, kept for a timeout meanwhile */
     int64_t drain_started;
     int64_t next_note; /* when the drain function is due */
 } call;
@@ -59,6 +60,7 @@ static hs_status start_draining(call *x, hs_status st) {
     if (!x->draining) {
         x->draining = true;
         x->failure = st;
+        snprintf(x->why, sizeof x->why, "%s", x->err->message);
         x->drain_started = now_ms();
         x->next_note = x->drain_started + WIRE_DRAIN_NOTE_MS;
     }
@@ -104,6 +106,15 @@ static hs_status timed_out(call *x, short events) {
      * the program when it does. */
     const char *harm = "closing the connection may kill the program";
     const char *was = x->draining ? " (finishing a cancelled answer)" : "";
+    if (x->draining && x->failure != HS_ERR_CANCELLED) {
+        /* what was wrong first (an answer over the cap), then the timeout */
+        char first[HS_ERROR_MESSAGE_MAX];
+        snprintf(first, sizeof first, "%s", x->why);
+        return hs_fail(x->err, HS_ERR_TIMEOUT,
+                       "%s; finishing it, nothing more came from %s for %d ms after %llu bytes: %s",
+                       first, x->c->target, x->timeout_ms, (unsigned long long)x->answer_bytes,
+                       harm);
+    }
     if (events == POLLOUT || x->answer_bytes == 0)
         return hs_fail(x->err, HS_ERR_TIMEOUT, "%s: no %s from %s for %d ms%s; %s", x->name,
                        events == POLLOUT ? "progress sending the request" : "answer",

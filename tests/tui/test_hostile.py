@@ -108,7 +108,8 @@ class HostileWire(TuiCase):
              ("hangup@ALL_BLOCKS", r"cannot pause: ALL_BLOCKS: the debuggee closed the "
                                    r"connection mid-answer \(after [0-9]+ bytes\)"),
              ("huge@ROOTS", r"cannot pause: ROOTS: the answer is at least 4(\.0)? GiB, over the "
-                            r"1 GiB cap on one answer \(--max-answer SIZE raises it\)"))
+                            r"1 GiB cap on one answer \(--max-answer SIZE raises it\); "
+                            r"finishing it"))
 
     def test_each_is_one_line_and_the_explorer_stays_usable(self):
         for kind, message in self.CASES:
