@@ -143,7 +143,9 @@ hs_status tui_target_pause(tui_app *app, hs_error *err) {
         tui_record_start(app);
     if (st == HS_OK || !live)
         return st;
-    bool cancelled = st == HS_ERR_CANCELLED || tui_progress_cancelled();
+    /* a cancelled answer that stopped coming was left after the timeout:
+     * that, not the cancel, is what the user must read */
+    bool cancelled = st == HS_ERR_CANCELLED || (tui_progress_cancelled() && st != HS_ERR_TIMEOUT);
     undo_pause(app);
     return cancelled ? hs_fail(err, HS_ERR_CANCELLED, "cancelled") : st;
 }
