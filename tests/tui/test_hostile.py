@@ -162,7 +162,7 @@ class HostileWire(TuiCase):
         t = self.tui(d.socket, "--no-cache")
         def footer(s):  # the message, wrapped over the last lines, without spaces
             return "".join(s.lines[-4:]).replace(" ", "")
-        s = t.wait(lambda s: "anotherdebuggermaybeconnected" in footer(s), timeout=30,
+        s = t.wait(lambda s: "anotherdebuggerisconnected" in footer(s), timeout=30,
                    what="the busy message")
         self.assertEqual(footer(s).count(d.socket.replace(" ", "")), 1,
                          "the path said twice:\n" + s.dump())
