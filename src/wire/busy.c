@@ -36,7 +36,7 @@
 /* Longest wait for the stub to accept a queued connection (at most the
  * connect timeout): a stub that serves nobody else accepts at once. */
 #define ACCEPT_WAIT_MS 2000
-#define ACCEPT_LOOK_MS 20
+#define ACCEPT_LOOK_MS 20 /* between looks, after a few quicker ones */
 
 /* One dump of the Unix sockets in `states` with `show`; calls fn on each
  * message. 0, or -1 when sock_diag is not available. */
@@ -251,6 +251,7 @@ hs_status wire_await_accept(wire_conn *c, hs_error *err) {
     if (limit < 0 || limit > ACCEPT_WAIT_MS)
         limit = ACCEPT_WAIT_MS;
     int64_t start = now_ms(), deadline = start + limit, next_tick = start;
+    long look_us = 250; /* a stub serving nobody accepts within microseconds */
     for (;;) {
         wire_queue_state q = wire_unix_queue_state(c->fd);
         if (q != WIRE_QUEUE_QUEUED) {
@@ -268,7 +269,8 @@ hs_status wire_await_accept(wire_conn *c, hs_error *err) {
                 return HS_ERR_CANCELLED;
             }
         }
-        nanosleep(&(struct timespec){0, ACCEPT_LOOK_MS * 1000000L}, NULL);
+        nanosleep(&(struct timespec){0, look_us * 1000L}, NULL);
+        look_us = look_us * 2 > ACCEPT_LOOK_MS * 1000L ? ACCEPT_LOOK_MS * 1000L : look_us * 2;
     }
     char who[128];
     wire_unix_busy_with(c->fd, who, sizeof who);
