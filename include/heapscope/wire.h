@@ -383,7 +383,9 @@ hs_status wire_resume_anyway(wire_conn *c, hs_error *err);
 /* Whether the debuggee is paused (by anyone), without changing anything:
  * an empty SRT request, which the stub answers NOT_PAUSED when running. */
 hs_status wire_query_paused(wire_conn *c, bool *paused, hs_error *err);
-/* Waits (up to timeout_ms, -1 = forever) for the program to pause itself. */
+/* Waits (up to timeout_ms, -1 = forever) for the program to pause itself.
+ * Like every call, a cancelled POLL still awaits its answer (the stub
+ * would write it to a closed connection): only timeout_ms ends that. */
 hs_status wire_poll(wire_conn *c, int timeout_ms, hs_error *err);
 hs_status wire_roots(wire_conn *c, wire_ptr_list *out, hs_error *err);
 hs_status wire_saved_objects(wire_conn *c, wire_ptr_list *out, hs_error *err);

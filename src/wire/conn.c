@@ -300,6 +300,16 @@ static hs_status connect_unix(const char *path, const char *target, const wire_o
     return hs_fail(err, HS_ERR_CONNECT, "cannot connect to %s: %s", path, strerror(e));
 }
 
+/* TCP: whether the stub accepted the connection cannot be seen. The
+ * handshake completes in the remote kernel, which queues the connection
+ * in the stub's backlog without a sign to the client; only that host's
+ * kernel knows its queue (for a loopback target inet_diag would show the
+ * listener's queue length, but not whose connections are in it). So a
+ * tcp: connection is not awaited: wire_hello sends VERSION at once and
+ * takes silence within 2 s for a busy debuggee, and that VERSION then
+ * stays queued: when the other client leaves, the stub answers it to a
+ * closed connection, which aborts a program linked with the official
+ * stub. The man page (THE DEBUGGEE'S SAFETY) says so. */
 static hs_status connect_tcp(const char *host, const char *port, const char *target,
                              const wire_options *o, wire_conn **out, hs_error *err) {
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
