@@ -382,11 +382,11 @@ hs_status wire_reconnect(wire_conn *c, hs_error *err) {
     if (c->fd >= 0)
         close(c->fd);
     c->fd = fresh->fd; /* the fresh stream, with this connection's settings */
+    c->accept_pending = fresh->accept_pending; /* not yet seen accepted */
+    c->accepted = false;
     fresh->fd = -1;
     wire_close(fresh);
     c->rpos = c->rlen = 0;
     c->dead_reason[0] = '\0';
-    c->accept_pending = fresh->accept_pending;
-    c->accepted = false;
     return HS_OK;
 }
