@@ -30,11 +30,12 @@ static bool show_fetch_progress(void *ctx, uint32_t cmd, uint64_t bytes) {
 static void show_drain(void *ctx, uint32_t cmd, uint64_t bytes, uint64_t frame_left,
                        int draining_ms) {
     (void)ctx, (void)frame_left;
-    static int shown_at = -1; /* one line when stderr is not a terminal */
+    static int last = -1; /* one line a drain when stderr is not a terminal */
     bool tty = isatty(STDERR_FILENO);
-    if (!tty && shown_at >= 0 && draining_ms >= shown_at)
+    bool new_drain = last < 0 || draining_ms < last;
+    last = draining_ms;
+    if (!tty && !new_drain)
         return;
-    shown_at = draining_ms;
     fprintf(stderr, "%sheapscope: finishing the answer in flight to %s (%.1f MiB so far, %d s)%s",
             tty ? "\r\033[K" : "", wire_command_name(cmd), (double)bytes / (1024.0 * 1024.0),
             draining_ms / 1000, tty ? "" : "; the debuggee must not be left writing to a closed connection\n");
