@@ -48,6 +48,8 @@ static bool on_wire_wait(void *ctx, uint32_t cmd, int waited_ms) {
 static void on_wire_drain(void *ctx, uint32_t cmd, uint64_t bytes, uint64_t frame_left,
                           int draining_ms) {
     (void)ctx, (void)frame_left;
+    if (tui_record_answering == TUI_RECORD_NOT) /* a recording's keys act afterwards */
+        tui_progress_poll(); /* keys typed meanwhile do not act later; a resize redraws */
     char text[160];
     snprintf(text, sizeof text, "finishing the answer in flight to %s (%llu MiB so far, %d s)",
              wire_command_name(cmd), (unsigned long long)(bytes >> 20), draining_ms / 1000);
