@@ -13,9 +13,13 @@
  * open, [probe], pause, read the heap, ..., resume or give back, close;
  * a batch command completes the pause and lets the debuggee go before it
  * works on the heap offline (session_complete, session_let_go).
- * A cancelled request (the wait function said stop) leaves the stream
- * unusable: session_revive connects again in place and learns whether the
- * debuggee is still paused, since a pause survives disconnects. */
+ * A cancelled request (the wait function said stop) reads its answer to
+ * the end first (the debuggee's stub must never write to a closed
+ * connection; opts.drain hears about a long one): the connection stays
+ * usable. Only a debuggee silent for the timeout, or one that sent no
+ * answer at all, leaves the stream unusable: then session_revive connects
+ * again in place and learns whether the debuggee is still paused, since a
+ * pause survives disconnects. */
 #ifndef HEAPSCOPE_SESSION_H
 #define HEAPSCOPE_SESSION_H
 
@@ -38,6 +42,8 @@ typedef struct session_options {
     void *progress_ctx;
     wire_wait_fn wait;         /* every wait on the debuggee; false cancels; optional */
     void *wait_ctx;
+    wire_drain_fn drain;       /* a cancelled answer being finished; optional */
+    void *drain_ctx;
     cache *cache;              /* optional, the caller's: a debuggee's heap reads its
                                   immutable answers through it (and session_record),
                                   and a ghc-debug file is kept converted in it */
@@ -131,11 +137,14 @@ hs_status session_complete(session *s, bool whole, store_progress_fn progress,
  * again). A file, or a debuggee found paused (not ours to resume):
  * nothing is done. */
 hs_status session_let_go(session *s, hs_error *err);
-/* Connects again after a request was cut short and asks whether the
- * debuggee is still paused (if not, the heap is dropped). */
+/* Connects again after the connection was lost (a timeout, a broken
+ * answer) and asks whether the debuggee is still paused (if not, the heap
+ * is dropped). A connection still open (a cancelled call drained its
+ * answer) is kept: only the pause state is asked. */
 hs_status session_revive(session *s, hs_error *err);
-/* Resumes a debuggee heapscope paused, on the way out: over a new
- * connection if the stream died, not cancelled by the wait function (a
+/* Resumes a debuggee heapscope paused, on the way out: on the same
+ * connection (a cancel left it in step), over a new one if the stream
+ * died, not cancelled by the wait function (a
  * signal may have brought us here), at most a few seconds. Notes what
  * became of it (hs_interrupt_note). */
 hs_status session_give_back(session *s, hs_error *err);

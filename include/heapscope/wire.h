@@ -246,9 +246,10 @@ const char *wire_command_name(uint32_t cmd);
 
 typedef struct wire_conn wire_conn;
 
-/* Called as response bytes arrive on long answers; return false to cancel
- * (the call then fails with HS_ERR_CANCELLED and the connection is closed,
- * since the rest of the answer can no longer be skipped safely). */
+/* Called as response bytes arrive on long answers; return false to cancel:
+ * the call reads the rest of the answer, discarding it (the debuggee's stub
+ * must not be left writing to a closed connection), then fails with
+ * HS_ERR_CANCELLED; the connection stays open and in step. */
 typedef bool (*wire_progress_fn)(void *ctx, uint32_t cmd, uint64_t bytes_so_far);
 
 /* How often a waiting call (or connect) calls its wait function. */
@@ -257,9 +258,19 @@ typedef bool (*wire_progress_fn)(void *ctx, uint32_t cmd, uint64_t bytes_so_far)
 /* Called when a call starts waiting on the peer, then every
  * WIRE_WAIT_SLICE_MS while it waits (silence, or a long answer arriving),
  * and likewise while a connect waits; cmd is 0 for a connect. A UI moves its spinner and reads its keys here, a command
- * notices a signal. Return false to cancel: the call fails with
- * HS_ERR_CANCELLED and the connection is closed, as for progress. */
+ * notices a signal. Return false to cancel, as for progress: the answer in
+ * flight is read to its end (only an idle timeout cuts that short, and
+ * then the connection is closed), and the call fails with
+ * HS_ERR_CANCELLED on a connection that stays usable. */
 typedef bool (*wire_wait_fn)(void *ctx, uint32_t cmd, int waited_ms);
+
+/* A cancelled call (or an answer over its cap) is finishing the answer in
+ * flight: called every WIRE_WAIT_SLICE_MS once that took WIRE_DRAIN_NOTE_MS,
+ * with the bytes of the answer so far, what its current frame still
+ * announces, and how long the drain has lasted. It cannot cancel. */
+typedef void (*wire_drain_fn)(void *ctx, uint32_t cmd, uint64_t bytes_so_far,
+                              uint64_t frame_left, int draining_ms);
+#define WIRE_DRAIN_NOTE_MS 1000
 
 typedef struct wire_options {
     int connect_timeout_ms;    /* default 5000 */
@@ -272,6 +283,8 @@ typedef struct wire_options {
     void *progress_ctx;
     wire_wait_fn wait;         /* optional: ticks and cancel while waiting */
     void *wait_ctx;
+    wire_drain_fn drain;       /* optional: a cancelled answer is being finished */
+    void *drain_ctx;
 } wire_options;
 
 void wire_options_default(wire_options *o);
@@ -298,7 +311,12 @@ typedef struct wire_target {
  * what is wrong; wire_connect parses through it. */
 hs_status wire_target_parse(const char *text, wire_target *out, hs_error *err);
 
-/* target: as wire_target_parse reads it. opts may be NULL for the defaults. */
+/* target: as wire_target_parse reads it. opts may be NULL for the defaults.
+ * A Unix target is connected, then waited on (at most 2 s, or the connect
+ * timeout) until the stub accepts the connection; one still queued (the
+ * stub serves another client) is closed with nothing written, and the call
+ * fails with HS_ERR_CONNECT, "the debuggee at PATH is busy: another
+ * debugger is connected to it (process PID, NAME) ...". */
 hs_status wire_connect(const char *target, const wire_options *opts, wire_conn **out,
                        hs_error *err);
 /* Wraps an already connected socket (tests use socketpair). Takes the fd. */
@@ -309,8 +327,10 @@ const char *wire_conn_target(const wire_conn *c);
 bool wire_conn_is_open(const wire_conn *c); /* false after a fatal I/O error */
 void wire_conn_set_io_timeout(wire_conn *c, int ms);
 /* Connects again to the target the connection was opened with (after a
- * cancel or a timeout closed it), keeping its options; the debuggee's
- * pause state survives disconnects. Only for connections of wire_connect. */
+ * timeout or a broken answer closed it), keeping its options; the
+ * debuggee's pause state survives disconnects. Only for connections of
+ * wire_connect. An open connection is closed only at a request boundary
+ * (a cancelled call read its answer to the end). */
 hs_status wire_reconnect(wire_conn *c, hs_error *err);
 /* Replaces the wait function (NULL: waits cannot be cancelled), e.g. so
  * that a clean-up request after a cancel is not cancelled in turn. */
@@ -321,6 +341,8 @@ typedef struct wire_stats {
     uint64_t bytes_sent;
     uint64_t bytes_received;
     uint64_t frames_received;
+    uint64_t drained;  /* calls that finished an answer they no longer wanted */
+    uint64_t drain_ms; /* time spent on that */
 } wire_stats;
 wire_stats wire_conn_stats(const wire_conn *c);
 /* The process id of the program at the other end of a Unix-socket
@@ -342,9 +364,12 @@ hs_status wire_call(wire_conn *c, uint32_t cmd, const uint8_t *payload, size_t p
 hs_status wire_get_version(wire_conn *c, wire_version *out, hs_error *err);
 /* How long the first request of a session waits (at most the I/O timeout). */
 #define WIRE_HELLO_TIMEOUT_MS 2000
-/* VERSION as the first request of a session, with a short wait: a stub
- * busy with another client accepts the connection but answers nothing, and
- * silence here says so (instead of a long wait and "no answer" later). */
+/* VERSION as the first request of a session. A Unix connection reaches
+ * here only once the stub accepted it (wire_connect waits for that, and
+ * says a debuggee that does not accept is busy, without writing
+ * anything): then the usual wait. Where acceptance cannot be seen (tcp:,
+ * no sock_diag) a short wait: a stub busy with another client answers
+ * nothing, and silence here says so. */
 hs_status wire_hello(wire_conn *c, wire_version *out, hs_error *err);
 /* ALREADY_PAUSED is not a failure: *was_paused (may be NULL) says so. */
 hs_status wire_pause(wire_conn *c, bool *was_paused, hs_error *err);
@@ -358,7 +383,9 @@ hs_status wire_resume_anyway(wire_conn *c, hs_error *err);
 /* Whether the debuggee is paused (by anyone), without changing anything:
  * an empty SRT request, which the stub answers NOT_PAUSED when running. */
 hs_status wire_query_paused(wire_conn *c, bool *paused, hs_error *err);
-/* Waits (up to timeout_ms, -1 = forever) for the program to pause itself. */
+/* Waits (up to timeout_ms, -1 = forever) for the program to pause itself.
+ * Like every call, a cancelled POLL still awaits its answer (the stub
+ * would write it to a closed connection): only timeout_ms ends that. */
 hs_status wire_poll(wire_conn *c, int timeout_ms, hs_error *err);
 hs_status wire_roots(wire_conn *c, wire_ptr_list *out, hs_error *err);
 hs_status wire_saved_objects(wire_conn *c, wire_ptr_list *out, hs_error *err);

@@ -136,7 +136,11 @@ const cli_option cli_option_table[] = {
      "Give up when the debuggee stays silent for\n"
      ".I MS\n"
      "milliseconds while an answer is due (default 30000). Connecting waits at\n"
-     "most 5 seconds or this long, whichever is shorter.\n"},
+     "most 5 seconds or this long, whichever is shorter. This is the only case\n"
+     "in which heapscope closes a connection with a request unanswered, also\n"
+     "when a cancel is finishing an answer (see\n"
+     ".BR \"THE DEBUGGEE'S SAFETY\" ):\n"
+     "the message then ends \"closing the connection may kill the program\".\n"},
     {"max-answer", 0, "SIZE", false, CLI_ON(EXPLORER) | CLI_ON_BATCH, set_size,
      FIELD(max_answer), 1L << 20, 1L << 40, 0,
      "largest answer taken from the debuggee, e.g. 512M or 2G (default: a quarter of the "
@@ -152,9 +156,11 @@ const cli_option cli_option_table[] = {
      ".BR 2G .\n"
      "From 1M to 1T; the default is a quarter of the machine's physical memory,\n"
      "but at least 256M and at most 16G. The biggest answer is the heap's blocks,\n"
-     "which come in one: about the size of the heap. An answer over the cap stops\n"
-     "the command with an error naming the answer's size, the cap and this\n"
-     "option, and the debuggee is resumed as after any other error.\n"},
+     "which come in one: about the size of the heap. An answer over the cap is\n"
+     "read to its end and dropped (the debuggee's stub must not be left writing\n"
+     "to a closed connection), then stops the command with an error naming the\n"
+     "answer's size, the cap and this option, and the debuggee is resumed as\n"
+     "after any other error.\n"},
     {"leave-paused", 0, NULL, false, SESSION, set_flag, FIELD(leave_paused), 0, 0, 0,
      "do not resume the debuggee when done (by default it is resumed, unless it was already "
      "paused)",

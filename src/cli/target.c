@@ -55,6 +55,23 @@ static bool show_fetch_progress(void *ctx, uint32_t cmd, uint64_t bytes) {
     return true;
 }
 
+/* A cancel (a signal, the output gone) finishes the answer in flight first:
+ * the debuggee's stub must not write to a closed connection. Said once it
+ * lasts a second, then kept up to date on a terminal. */
+static void show_drain(void *ctx, uint32_t cmd, uint64_t bytes, uint64_t frame_left,
+                       int draining_ms) {
+    (void)ctx, (void)frame_left;
+    static int last = -1; /* one line a drain when stderr is not a terminal */
+    bool tty = isatty(STDERR_FILENO);
+    bool new_drain = last < 0 || draining_ms < last;
+    last = draining_ms;
+    if (!tty && !new_drain)
+        return;
+    fprintf(stderr, "%sheapscope: finishing the answer in flight to %s (%.1f MiB so far, %d s)%s",
+            tty ? "\r\033[K" : "", wire_command_name(cmd), (double)bytes / (1024.0 * 1024.0),
+            draining_ms / 1000, tty ? "" : "; the debuggee must not be left writing to a closed connection\n");
+}
+
 /* Recording's progress on a terminal; a quit signal or a failed output
  * cancels it (it leaves no file), also where no request is waited on. */
 static bool show_record_progress(void *ctx, const char *phase, uint64_t done, uint64_t total) {
@@ -77,6 +94,7 @@ void cli_session_options(const cli_common *common, session_options *o) {
                            .max_answer = common->max_answer,
                            .max_answer_option = "--max-answer",
                            .wait = wait_unless_signalled,
+                           .drain = show_drain,
                            .warn = warn};
     if (isatty(STDERR_FILENO)) {
         o->progress = show_fetch_progress;

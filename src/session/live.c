@@ -21,6 +21,8 @@ hs_status session_live_open(session *s, hs_error *err) {
     o.progress_ctx = s->opts.progress_ctx;
     o.wait = s->opts.wait;
     o.wait_ctx = s->opts.wait_ctx;
+    o.drain = s->opts.drain;
+    o.drain_ctx = s->opts.drain_ctx;
     hs_status st = wire_connect(s->target, &o, &s->conn, err);
     if (st != HS_OK)
         return st;
@@ -79,7 +81,9 @@ heap_source session_live_source(session *s) {
 hs_status session_revive(session *s, hs_error *err) {
     if (!s->conn)
         return HS_OK; /* a file is never cut short */
-    hs_status st = wire_reconnect(s->conn, err);
+    /* an open connection is in step (a cancel drains its answer): closing
+     * it would only cost a connection */
+    hs_status st = wire_conn_is_open(s->conn) ? HS_OK : wire_reconnect(s->conn, err);
     return st == HS_OK ? learn_pause_state(s, err) : st;
 }
 

@@ -42,8 +42,9 @@ void tui_app_go_picker(tui_app *app) {
     tui_picker_refresh(app, true);
 }
 
-/* A request was cut short (Esc, a timeout) and took the stream with it:
- * connect again, keeping the views while the debuggee stays paused. */
+/* A request took the stream with it (a timeout: a cancel finishes its
+ * answer and keeps the stream): connect again, keeping the views while the
+ * debuggee stays paused. */
 static bool reconnect(tui_app *app) {
     hs_error err;
     if (tui_target_revive(app, &err) != HS_OK)

@@ -38,7 +38,11 @@ void tui_progress_set_redraw(void (*redraw)(void *ctx), void *ctx) {
     P.ctx = ctx;
 }
 
-static void draw_line(const char *text) {
+static void draw_line_then(const char *text, const char *after);
+
+static void draw_line(const char *text) { draw_line_then(text, "   (Esc cancels)"); }
+
+static void draw_line_then(const char *text, const char *after) {
     if (!tui_term_active())
         return;
     static const char spin_utf8[][4] = {"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"};
@@ -46,9 +50,9 @@ static void draw_line(const char *text) {
     const tui_term_caps *caps = tui_term_caps_get();
     char line[256];
     if (caps->utf8)
-        snprintf(line, sizeof line, " %s %s   (Esc cancels)", spin_utf8[P.spin % 10], text);
+        snprintf(line, sizeof line, " %s %s%s", spin_utf8[P.spin % 10], text, after);
     else
-        snprintf(line, sizeof line, " %c %s   (Esc cancels)", spin_ascii[P.spin % 4], text);
+        snprintf(line, sizeof line, " %c %s%s", spin_ascii[P.spin % 4], text, after);
     P.spin++;
     int y = LINES - 1;
     tui_fill(y, 0, COLS, tui_attr(TUI_ROLE_FOOTER));
@@ -137,4 +141,9 @@ bool tui_progress_waiting(const char *request, int waited_ms) {
                  waited_ms / 1000);
     draw_line(text);
     return true;
+}
+
+void tui_progress_finishing(const char *text) {
+    if (redraw_due())
+        draw_line_then(text, "");
 }

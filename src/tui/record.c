@@ -52,6 +52,8 @@ static void finish(tui_app *app, bool abandon) {
     tui_record_answering = TUI_RECORD_NOT;
     if (st == HS_ERR_CANCELLED && gave_up[0])
         tui_app_message(app, TUI_ROLE_INFO, "%s", gave_up);
+    else if (st == HS_ERR_TIMEOUT && gave_up[0]) /* its answer never came after all */
+        tui_app_message(app, TUI_ROLE_ERROR, "%s; %s", gave_up, err.message);
     else if (st == HS_ERR_CANCELLED)
         tui_app_message(app, TUI_ROLE_INFO, "the recording of this pause was abandoned");
     else if (st != HS_OK)

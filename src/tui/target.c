@@ -2,10 +2,11 @@
  * heapscope connects, pauses, reads and leaves.
  *
  * Every wait on the debuggee runs on_wire_wait: the footer's spinner moves,
- * and Esc, Ctrl-C or a quit signal cancel. A cancelled request leaves the
- * stream unusable, so the session connects again in place
- * (tui_target_revive) and asks whether the debuggee is paused: while it
- * is, the heap read before stays valid. */
+ * and Esc, Ctrl-C or a quit signal cancel. A cancelled request reads its
+ * answer to the end first (the footer says so when that lasts), and the
+ * connection stays usable. One lost to a timeout is connected again in
+ * place (tui_target_revive), which asks whether the debuggee is paused:
+ * while it is, the heap read before stays valid. */
 #include <stdio.h>
 
 #include <string.h>
@@ -40,6 +41,19 @@ static bool on_wire_wait(void *ctx, uint32_t cmd, int waited_ms) {
         return !hs_interrupt_signal(); /* a row decoded for the screen: typed-ahead keys stay */
     const char *request = cmd ? wire_command_name(cmd) : "to accept the connection";
     return !hs_interrupt_signal() && tui_progress_waiting(request, waited_ms);
+}
+
+/* Esc (or a signal) cancelled a request: its answer is read to the end
+ * first, so that the debuggee's stub never writes to a closed connection. */
+static void on_wire_drain(void *ctx, uint32_t cmd, uint64_t bytes, uint64_t frame_left,
+                          int draining_ms) {
+    (void)ctx, (void)frame_left;
+    if (tui_record_answering == TUI_RECORD_NOT) /* a recording's keys act afterwards */
+        tui_progress_poll(); /* keys typed meanwhile do not act later; a resize redraws */
+    char text[160];
+    snprintf(text, sizeof text, "finishing the answer in flight to %s (%llu MiB so far, %d s)",
+             wire_command_name(cmd), (unsigned long long)(bytes >> 20), draining_ms / 1000);
+    tui_progress_finishing(text);
 }
 
 /* What went wrong in the session but did not stop it (the cache). */
@@ -78,7 +92,8 @@ hs_status tui_target_connect(tui_app *app, const char *target, hs_error *err) {
                          .max_answer = app->opts.max_answer,
                          .max_answer_option = "--max-answer",
                          .progress = on_wire_progress,
-                         .wait = on_wire_wait};
+                         .wait = on_wire_wait,
+                         .drain = on_wire_drain};
     hs_status st = session_open(target, &o, &app->sess, err);
     if (st == HS_OK)
         st = session_probe(app->sess, err);
@@ -130,7 +145,9 @@ hs_status tui_target_pause(tui_app *app, hs_error *err) {
         tui_record_start(app);
     if (st == HS_OK || !live)
         return st;
-    bool cancelled = st == HS_ERR_CANCELLED || tui_progress_cancelled();
+    /* a cancelled answer that stopped coming was left after the timeout:
+     * that, not the cancel, is what the user must read */
+    bool cancelled = st == HS_ERR_CANCELLED || (tui_progress_cancelled() && st != HS_ERR_TIMEOUT);
     undo_pause(app);
     return cancelled ? hs_fail(err, HS_ERR_CANCELLED, "cancelled") : st;
 }

@@ -43,5 +43,8 @@ bool tui_progress_poll(void);
  * so the work is never hidden by its requests; otherwise the wait is the
  * line. False when Esc was pressed. */
 bool tui_progress_waiting(const char *request, int waited_ms);
+/* A cancelled request finishing its answer (nothing cancels that): the
+ * footer shows text, at most ten times a second. */
+void tui_progress_finishing(const char *text);
 
 #endif

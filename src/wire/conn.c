@@ -262,8 +262,15 @@ static hs_status connect_unix(const char *path, const char *target, const wire_o
         }
         nanosleep(&(struct timespec){0, BUSY_RETRY_MS * 1000000L}, NULL);
     }
-    if (e == 0)
-        return wire_conn_from_fd(fd, target, o, out, err);
+    if (e == 0) {
+        /* connect() succeeded, but the connection may only sit in the
+         * stub's queue: nothing is written until the stub accepted it
+         * (wire_await_accept, before the first request). */
+        hs_status st = wire_conn_from_fd(fd, target, o, out, err);
+        if (st == HS_OK)
+            (*out)->accept_pending = true;
+        return st;
+    }
     close(fd);
 
     struct stat st;
@@ -282,7 +289,7 @@ static hs_status connect_unix(const char *path, const char *target, const wire_o
         return hs_fail(err, HS_ERR_CONNECT, "permission denied connecting to %s", path);
     case EAGAIN:
         return hs_fail(err, HS_ERR_CONNECT,
-                       "the debuggee at %s is busy: another debugger may be connected to it "
+                       "the debuggee at %s is busy: another debugger is connected to it "
                        "(its connection queue stayed full for %d ms)",
                        path, o->connect_timeout_ms);
     case ETIMEDOUT:
@@ -293,6 +300,16 @@ static hs_status connect_unix(const char *path, const char *target, const wire_o
     return hs_fail(err, HS_ERR_CONNECT, "cannot connect to %s: %s", path, strerror(e));
 }
 
+/* TCP: whether the stub accepted the connection cannot be seen. The
+ * handshake completes in the remote kernel, which queues the connection
+ * in the stub's backlog without a sign to the client; only that host's
+ * kernel knows its queue (for a loopback target inet_diag would show the
+ * listener's queue length, but not whose connections are in it). So a
+ * tcp: connection is not awaited: wire_hello sends VERSION at once and
+ * takes silence within 2 s for a busy debuggee, and that VERSION then
+ * stays queued: when the other client leaves, the stub answers it to a
+ * closed connection, which aborts a program linked with the official
+ * stub. The man page (THE DEBUGGEE'S SAFETY) says so. */
 static hs_status connect_tcp(const char *host, const char *port, const char *target,
                              const wire_options *o, wire_conn **out, hs_error *err) {
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
@@ -365,6 +382,8 @@ hs_status wire_reconnect(wire_conn *c, hs_error *err) {
     if (c->fd >= 0)
         close(c->fd);
     c->fd = fresh->fd; /* the fresh stream, with this connection's settings */
+    c->accept_pending = fresh->accept_pending; /* not yet seen accepted */
+    c->accepted = false;
     fresh->fd = -1;
     wire_close(fresh);
     c->rpos = c->rlen = 0;

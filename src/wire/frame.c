@@ -1,6 +1,14 @@
 /* One request and its answer: sending, reading with an idle timeout, and
  * reassembling the response frames (wire-protocol.md §5.3).
  *
+ * No request is abandoned: the official stub aborts the program when it
+ * writes to a closed connection or reads from a reset one, so a cancel (the
+ * wait or progress function says stop) or an answer over its cap does not
+ * close the connection. The call finishes sending the request and reads
+ * the answer to its end, discarding it, and then fails: the stream is in
+ * step and the connection stays usable. Only an idle timeout (the
+ * debuggee stopped sending) or bytes that are no answer at all close it.
+ *
  * Small frames are parsed out of the connection's read buffer; the bodies
  * of big frames are read straight into the answer buffer. The answer buffer
  * grows only as bytes arrive, so an announced length costs nothing until the
@@ -27,6 +35,13 @@ typedef struct call {
     int64_t started;   /* CLOCK_MONOTONIC ms */
     int64_t next_tick; /* when the wait function is due */
     hs_error *err;
+    /* Draining: the call failed (cancelled, answer too large) but reads the
+     * rest of the answer, discarding it, before it says so. */
+    bool draining;
+    hs_status failure; /* what the call returns once drained */
+    char why[HS_ERROR_MESSAGE_MAX]; /* and its message, kept for a timeout meanwhile */
+    int64_t drain_started;
+    int64_t next_note; /* when the drain function is due */
 } call;
 
 static int64_t now_ms(void) {
@@ -37,7 +52,26 @@ static int64_t now_ms(void) {
 
 /* Runs the wait function when it is due: HS_ERR_CANCELLED when it says
  * stop. */
+static void drain_note(call *x);
+
+/* From now on the answer is read to its end and dropped; the call then
+ * fails with st (err already says why). */
+static hs_status start_draining(call *x, hs_status st) {
+    if (!x->draining) {
+        x->draining = true;
+        x->failure = st;
+        snprintf(x->why, sizeof x->why, "%s", x->err->message);
+        x->drain_started = now_ms();
+        x->next_note = x->drain_started + WIRE_DRAIN_NOTE_MS;
+    }
+    return HS_OK;
+}
+
 static hs_status tick(call *x) {
+    if (x->draining) {
+        drain_note(x);
+        return HS_OK;
+    }
     wire_wait_fn fn = x->c->opts.wait;
     if (!fn)
         return HS_OK;
@@ -48,25 +82,52 @@ static hs_status tick(call *x) {
     int64_t waited = t - x->started;
     if (fn(x->c->opts.wait_ctx, x->cmd, waited > INT32_MAX ? INT32_MAX : (int)waited))
         return HS_OK;
-    return hs_fail(x->err, HS_ERR_CANCELLED, "%s: cancelled", x->name);
+    return start_draining(x, hs_fail(x->err, HS_ERR_CANCELLED, "%s: cancelled", x->name));
+}
+
+/* A drain that lasts says so, every slice once it took WIRE_DRAIN_NOTE_MS. */
+static void drain_note(call *x) {
+    wire_drain_fn fn = x->c->opts.drain;
+    int64_t t = now_ms();
+    if (!fn || t < x->next_note)
+        return;
+    x->next_note = t + WIRE_WAIT_SLICE_MS;
+    int64_t took = t - x->drain_started;
+    fn(x->c->opts.drain_ctx, x->cmd, x->answer_bytes, x->frame_left,
+       took > INT32_MAX ? INT32_MAX : (int)took);
 }
 
 /* The idle timeout: an answer that stopped half-way says so, and how much
  * its frame still announced (a peer claiming 4 GiB and then falling silent
  * is not a debuggee that never answered). */
 static hs_status timed_out(call *x, short events) {
+    /* The connection is closed with the request unanswered: a stub that
+     * answers later writes to a closed socket, and the official one aborts
+     * the program when it does. */
+    const char *harm = "closing the connection may kill the program";
+    const char *was = x->draining ? " (finishing a cancelled answer)" : "";
+    if (x->draining && x->failure != HS_ERR_CANCELLED) {
+        /* what was wrong first (an answer over the cap), then the timeout */
+        char first[HS_ERROR_MESSAGE_MAX];
+        snprintf(first, sizeof first, "%s", x->why);
+        return hs_fail(x->err, HS_ERR_TIMEOUT,
+                       "%s; finishing it, nothing more came from %s for %d ms after %llu bytes: %s",
+                       first, x->c->target, x->timeout_ms, (unsigned long long)x->answer_bytes,
+                       harm);
+    }
     if (events == POLLOUT || x->answer_bytes == 0)
-        return hs_fail(x->err, HS_ERR_TIMEOUT, "%s: no %s from %s for %d ms", x->name,
+        return hs_fail(x->err, HS_ERR_TIMEOUT, "%s: no %s from %s for %d ms%s; %s", x->name,
                        events == POLLOUT ? "progress sending the request" : "answer",
-                       x->c->target, x->timeout_ms);
+                       x->c->target, x->timeout_ms, was, harm);
     char left[64] = "";
     if (x->frame_left > 0)
         snprintf(left, sizeof left, ", %llu short of its frame",
                  (unsigned long long)x->frame_left);
     return hs_fail(x->err, HS_ERR_TIMEOUT,
-                   "%s: the answer stopped after %llu bytes%s: nothing more from %s for %d ms",
+                   "%s: the answer stopped after %llu bytes%s: nothing more from %s for %d ms%s; "
+                   "the debuggee stopped answering mid-answer, and %s",
                    x->name, (unsigned long long)x->answer_bytes, left, x->c->target,
-                   x->timeout_ms);
+                   x->timeout_ms, was, harm);
 }
 
 /* Waits until the socket is ready for `events`, in slices that run the
@@ -139,8 +200,9 @@ static hs_status recv_some(call *x, uint8_t *dst, size_t cap, size_t *got) {
             if (x->answer_bytes >= x->next_progress) {
                 x->next_progress = (x->answer_bytes / WIRE_PROGRESS_STEP + 1) * WIRE_PROGRESS_STEP;
                 wire_progress_fn fn = x->c->opts.progress;
-                if (fn && !fn(x->c->opts.progress_ctx, x->cmd, x->answer_bytes))
-                    return hs_fail(x->err, HS_ERR_CANCELLED, "%s: cancelled", x->name);
+                if (fn && !x->draining && !fn(x->c->opts.progress_ctx, x->cmd, x->answer_bytes))
+                    start_draining(x, hs_fail(x->err, HS_ERR_CANCELLED, "%s: cancelled",
+                                              x->name));
             }
             return tick(x); /* a long answer that keeps coming is waited on too */
         }
@@ -195,12 +257,14 @@ static hs_status fill_rbuf(call *x, size_t need) {
  * is NULL. */
 static hs_status read_body(call *x, wire_buf *body, uint32_t n) {
     wire_conn *c = x->c;
+    if (x->draining)
+        body = NULL; /* a cancelled answer is read, not kept */
     size_t rem = n;
     for (x->frame_left = rem; rem > 0; x->frame_left = rem) {
         size_t avail = c->rlen - c->rpos;
         if (avail > 0) {
             size_t k = avail < rem ? avail : rem;
-            if (body) {
+            if (body && !x->draining) {
                 hs_status st = wire_buf_reserve(body, k, x->err);
                 if (st != HS_OK)
                     return st;
@@ -211,6 +275,8 @@ static hs_status read_body(call *x, wire_buf *body, uint32_t n) {
             rem -= k;
             continue;
         }
+        if (x->draining)
+            body = NULL; /* cancelled meanwhile */
         if (body && rem >= WIRE_DIRECT_READ_MIN) {
             /* Straight into the body, reserving at most one step ahead of
              * what has arrived. */
@@ -302,13 +368,20 @@ static hs_status reassemble(call *x, uint64_t limit, wire_buf *body) {
 
         if (status == WIRE_STATUS_OKAY || status == WIRE_STATUS_OKAY_CONTINUES) {
             /* Checked before reading: the length is the peer's claim. */
-            if (blen > limit - body->len)
-                return too_large(x, limit, body->len, blen);
+            if (!x->draining && blen > limit - body->len) {
+                /* Over the connection's cap (what the user may raise): a
+                 * real answer, finished and dropped. Over a command's own
+                 * cap: no answer a stub sends; the connection goes. */
+                hs_status st = too_large(x, limit, body->len, blen);
+                if (limit != x->c->opts.max_response)
+                    return st;
+                start_draining(x, st);
+            }
             hs_status st = read_body(x, body, blen);
             if (st != HS_OK)
                 return st;
             if (status == WIRE_STATUS_OKAY)
-                return HS_OK;
+                return x->draining ? x->failure : HS_OK;
         } else if (wire_status_to_hs(status) != HS_ERR_PROTOCOL) {
             /* The stub's error frames are empty; anything bigger than the
              * answer could be is not one. */
@@ -320,7 +393,7 @@ static hs_status reassemble(call *x, uint64_t limit, wire_buf *body) {
             if (st != HS_OK)
                 return st;
             body->len = 0;
-            return stub_error(x, status);
+            return x->draining ? x->failure : stub_error(x, status);
         } else {
             return hs_fail(x->err, HS_ERR_PROTOCOL, "%s: unknown status 0x%04x in an answer",
                            x->name, status);
@@ -341,14 +414,24 @@ hs_status wire_call_encoded(wire_conn *c, uint32_t cmd, uint64_t max_body, wire_
     if (c->fd < 0)
         return hs_fail(err, HS_ERR_CLOSED, "%s: the connection to %s is closed (%s)", x.name,
                        c->target, c->dead_reason);
+    hs_status st = wire_await_accept(c, err);
+    if (st != HS_OK)
+        return st;
     uint64_t limit = max_body < c->opts.max_response ? max_body : c->opts.max_response;
     if (limit > SIZE_MAX)
         limit = SIZE_MAX;
     c->stats.requests++;
-    hs_status st = send_all(&x, c->req.data, c->req.len);
+    st = send_all(&x, c->req.data, c->req.len);
     if (st == HS_OK)
         st = reassemble(&x, limit, body);
-    if (st != HS_OK && !wire_is_stub_status(st)) {
+    bool drained = x.draining && st == x.failure; /* the answer was read to its end */
+    if (x.draining) {
+        body->len = 0;
+        c->stats.drained++;
+        if (drained)
+            c->stats.drain_ms += (uint64_t)(now_ms() - x.drain_started);
+    }
+    if (st != HS_OK && !wire_is_stub_status(st) && !drained) {
         body->len = 0;
         /* The stream position is unknown now: no later answer can be trusted. */
         wire_conn_kill(c, err->message);

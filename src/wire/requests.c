@@ -74,13 +74,24 @@ hs_status wire_get_version(wire_conn *c, wire_version *out, hs_error *err) {
 
 hs_status wire_hello(wire_conn *c, wire_version *out, hs_error *err) {
     int quick = c ? c->opts.io_timeout_ms : 0;
+    /* A connection the stub accepted (seen with sock_diag) is served: wait
+     * as for any answer. Elsewhere (tcp:, no sock_diag) the connection may
+     * still be queued behind another client: silence says so quickly. */
+    if (c) {
+        hs_status st = wire_await_accept(c, err);
+        if (st != HS_OK)
+            return st;
+    }
+    if (c && c->accepted)
+        return version_call(c, quick, out, err);
     if (quick < 0 || quick > WIRE_HELLO_TIMEOUT_MS)
         quick = WIRE_HELLO_TIMEOUT_MS;
     hs_status st = version_call(c, quick, out, err);
     if (st == HS_ERR_TIMEOUT)
         hs_fail(err, HS_ERR_TIMEOUT,
                 "%s does not answer: another debugger may be connected to it (no answer to "
-                "VERSION within %d ms; a debuggee serves one client at a time)",
+                "VERSION within %d ms; a debuggee serves one client at a time, and the "
+                "request left queued may kill the program when the other debugger leaves)",
                 c->target, quick);
     return st;
 }

@@ -34,6 +34,8 @@ struct wire_conn {
     wire_buf scratch; /* body of answers the typed calls decode in place */
     char dead_reason[HS_ERROR_MESSAGE_MAX];
     bool reconnectable; /* opened from its target by wire_connect */
+    bool accept_pending; /* a Unix connection not yet seen accepted: write nothing */
+    bool accepted;       /* a Unix connection seen accepted by the stub (busy.c) */
     bool have_version;  /* a VERSION answer came: prof_mode is the debuggee's */
     uint8_t prof_mode;
 };
@@ -50,6 +52,23 @@ hs_status wire_call_encoded(wire_conn *c, uint32_t cmd, uint64_t max_body, wire_
 /* Closes the socket after an error that leaves the stream unusable; later
  * calls fail fast quoting `reason`. */
 void wire_conn_kill(wire_conn *c, const char *reason);
+
+/* busy.c: whether a connected Unix socket still waits in the listener's
+ * queue (sock_diag), and who holds the stub meanwhile. */
+typedef enum wire_queue_state {
+    WIRE_QUEUE_ACCEPTED,
+    WIRE_QUEUE_QUEUED,
+    WIRE_QUEUE_UNKNOWN /* no sock_diag here */
+} wire_queue_state;
+wire_queue_state wire_unix_queue_state(int fd);
+/* Before the first request of a Unix connection: waits (at most 2 s, or the
+ * connect timeout; the wait function may cancel) until the stub accepted
+ * it. One still queued is closed with nothing written: HS_ERR_CONNECT, the
+ * debuggee is busy. HS_OK at once when already known, or unknowable. */
+hs_status wire_await_accept(wire_conn *c, hs_error *err);
+/* "process PID, COMM" of the client the stub serves instead of fd's, or ""
+ * when it cannot be told. */
+void wire_unix_busy_with(int fd, char *out, size_t len);
 
 /* True for the hs_status values that mirror a stub error status: the answer
  * was complete, so the connection is still in step. */

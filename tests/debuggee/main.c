@@ -12,6 +12,7 @@
 #include "synth.h"
 #include "synth_gen.h"
 #include "synth_ghcdebug.h"
+#include "synth_fragile_wire.h"
 #include "synth_hostile.h"
 #include "synth_server.h"
 #include "synth_server_cli.h"
@@ -163,7 +164,8 @@ int main(int argc, char **argv) {
         .wake_fd = g_wake[0], .stop = &g_stop, .max_connections = cli.max_connections,
         .silent_on = cli.silent_on, .count_path = cli.count_path,
         .answer_delay_ms = cli.answer_delay_ms, .log_path = cli.log_path,
-        .hold_path = cli.hold_path, .hostile = &cli.hostile, .fragile = cli.fragile};
+        .hold_path = cli.hold_path, .hostile = &cli.hostile, .fragile = cli.fragile,
+        .hold_cmd = cli.hold_cmd, .hold_dir = cli.hold_dir};
     regrow grow = {.gen = gen, .p = &p, .hostile = &cli.hostile};
     if (gen.grow_per_pause) {
         cfg.resumed = on_resumed;
@@ -173,5 +175,7 @@ int main(int argc, char **argv) {
 
     synth_listener_close(&l);
     synth_process_free(&p);
+    if (res == SYNTH_SERVE_FRAGILE)
+        return SYNTH_FRAGILE_WIRE_EXIT;
     return res == SYNTH_SERVE_ERROR ? 1 : 0;
 }

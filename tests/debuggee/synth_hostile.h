@@ -33,6 +33,7 @@ typedef enum synth_wire_kind {
     SYNTH_WIRE_HANGUP,  /* half the answer, then the connection is closed */
     SYNTH_WIRE_TRICKLE, /* one byte per write, the first bytes a millisecond apart */
     SYNTH_WIRE_HUGE,    /* the first frame claims 4 GiB - 1 bytes; then silence */
+    SYNTH_WIRE_HOLD,    /* --hold: half, a wait for the test, the rest (synth_fragile.c) */
 } synth_wire_kind;
 
 typedef struct synth_hostile {

@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "heapscope/bytes.h"
+#include "synth_fragile_wire.h"
 #include "synth_hostile.h"
 #include "synth_server_cli.h"
 #include "synth_server_int.h"
@@ -157,6 +158,9 @@ void synth_hostile_deliver(synth_out *o) {
             hs_store_be32(b, UINT32_MAX);
         synth_out_send(o, b, n);
         o->stalled = true;
+        break;
+    case SYNTH_WIRE_HOLD:
+        synth_hold_deliver(o, b, n);
         break;
     case SYNTH_WIRE_PLAIN:
         synth_out_send(o, b, n);

@@ -13,6 +13,7 @@
 
 #include "heapscope/bytes.h"
 #include "synth_fragile.h"
+#include "synth_fragile_wire.h"
 #include "synth_hostile.h"
 #include "synth_server_cli.h"
 #include "synth_server_int.h"
@@ -124,6 +125,7 @@ synth_serve_result synth_serve_connection(const synth_process *p, synth_state *s
         return SYNTH_SERVE_CLOSED;
     }
     synth_serve_result res = SYNTH_SERVE_CLOSED;
+    uint32_t last_cmd = 0; /* the command answered last, for --fragile's report */
     for (;;) {
         /* answer every complete request (the client sends one at a time,
          * but nothing breaks if it pipelines) */
@@ -151,10 +153,15 @@ synth_serve_result synth_serve_connection(const synth_process *p, synth_state *s
                     res = SYNTH_SERVE_STOPPED;
                     goto done;
                 }
+                last_cmd = cmd;
                 if (cmd < 32)
                     st->requests[cmd]++;
                 o.silent = cmd < 32 && (cfg->silent_on >> cmd & 1);
                 o.hostile = cmd < 32 && cfg->hostile ? cfg->hostile->wire[cmd] : 0;
+                if (cfg->hold_dir && cmd == cfg->hold_cmd && synth_hold_armed(cfg->hold_dir)) {
+                    o.hostile = SYNTH_WIRE_HOLD;
+                    o.hold_dir = cfg->hold_dir;
+                }
                 uint64_t resumes = st->resumes;
                 if (cfg->fragile)
                     synth_fragile_gate(p, cmd, body + 4, len - 4);
@@ -166,6 +173,11 @@ synth_serve_result synth_serve_connection(const synth_process *p, synth_state *s
                 o.hostile = 0;
             }
             pos += 4 + (size_t)len;
+            if (o.failed && o.fail_fragile && cfg->fragile) {
+                synth_fragile_report("write", o.fail_errno, hs_load_be32(body));
+                res = SYNTH_SERVE_FRAGILE;
+                goto done;
+            }
             if (o.failed)
                 goto done;
             if (stopped(cfg)) {
@@ -198,6 +210,11 @@ synth_serve_result synth_serve_connection(const synth_process *p, synth_state *s
         ssize_t r = recv(fd, in + have, cap - have, 0);
         if (r < 0 && (errno == EINTR || errno == EAGAIN))
             continue;
+        if (r < 0 && cfg->fragile && (errno == ECONNRESET || errno == EPIPE)) {
+            synth_fragile_report("read", errno, last_cmd);
+            res = SYNTH_SERVE_FRAGILE;
+            goto done;
+        }
         if (r <= 0) /* EOF (a partial request is dropped) or socket error */
             goto done;
         have += (size_t)r;
@@ -272,7 +289,7 @@ synth_serve_result synth_serve(const synth_process *p, synth_state *st, int list
         if (cfg->count_path && synth_write_counts(st, cfg->count_path) != 0 && !cfg->quiet)
             fprintf(stderr, "heapscope-debuggee: cannot write %s: %s\n", cfg->count_path,
                     strerror(errno));
-        if (r == SYNTH_SERVE_STOPPED)
+        if (r == SYNTH_SERVE_STOPPED || r == SYNTH_SERVE_FRAGILE)
             return r;
     }
 }

@@ -62,11 +62,16 @@ typedef struct synth_server_config {
     const char *log_path;        /* each request's name appended before it is served */
     const char *hold_path;       /* RESUME is served once this file exists */
     const struct synth_hostile *hostile; /* --hostile transport kinds; NULL = none */
-    bool fragile;                /* --fragile: exit on a wild address (synth_fragile.h) */
     /* after a RESUME was answered (st->resumes counts it): the program ran;
        it may replace the heap p points to (--grow-per-pause); NULL = none */
     void (*resumed)(void *ctx, uint64_t resumes);
     void *resumed_ctx;
+    bool fragile;                /* --fragile: a request for a wild address exits
+                                    (synth_fragile.h); a failed read or write ends
+                                    serving (SYNTH_SERVE_FRAGILE, synth_fragile_wire.h),
+                                    as the official stub crashes or aborts */
+    uint32_t hold_cmd;           /* --hold COMMAND:DIR; hold_dir NULL = none */
+    const char *hold_dir;
 } synth_server_config;
 
 /* Outcome of serving. */
@@ -74,6 +79,7 @@ typedef enum synth_serve_result {
     SYNTH_SERVE_CLOSED = 0,  /* peer closed, I/O error or bad framing: connection over */
     SYNTH_SERVE_STOPPED = 1, /* *cfg->stop became non-zero */
     SYNTH_SERVE_DONE = 2,    /* max_connections reached */
+    SYNTH_SERVE_FRAGILE = 3, /* --fragile: a read or write failed (said on stderr) */
     SYNTH_SERVE_ERROR = -1   /* accept or allocation failure (message on stderr) */
 } synth_serve_result;
 

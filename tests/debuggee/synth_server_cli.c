@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "synth_fragile_wire.h"
 #include "synth_hostile.h"
 #include "synth_server_cli.h"
 
@@ -77,20 +78,17 @@ static const char usage[] =
     "  --hold-resume FILE       serve a RESUME (logged already) only once FILE\n"
     "                           exists: the client waits for its answer meanwhile\n"
     "%s"
-    "  --fragile                as fragile as the official ghc-debug stub: a request\n"
-    "                           naming an address that is no closure (or info table,\n"
-    "                           stack frame, cost centre) of this heap makes the\n"
-    "                           program log 'fragile: ...' and exit at once with\n"
-    "                           status 139, where the stub's program would crash\n"
+    "%s"
     "  --help                   this text\n"
     "\n"
     "Exit status: 0 after a clean stop (SIGINT/SIGTERM or --max-connections),\n"
-    "1 on a runtime error, 2 on a usage error, 139 under --fragile.\n";
+    "1 on a runtime error, 2 on a usage error; under --fragile, 139 after a\n"
+    "request for a wild address, 3 after a failed read or write.\n";
 
 const char *synth_cli_usage(void) {
-    static char text[sizeof usage + 4096];
+    static char text[sizeof usage + 8192];
     if (!text[0])
-        snprintf(text, sizeof text, usage, synth_hostile_help);
+        snprintf(text, sizeof text, usage, synth_hostile_help, synth_fragile_help);
     return text;
 }
 
@@ -224,7 +222,8 @@ int synth_cli_parse(int argc, char **argv, synth_cli *cli, synth_options *gen, c
             "--socket", "--tcp", "--plan", "--closures", "--eras", "--leak-constructor",
             "--leak-count", "--leak-era", "--seed", "--max-connections", "--self-pause-after",
             "--silent-on", "--ghc-debug-snapshot", "--ghc-debug-snapshot-of", "--count-requests",
-            "--answer-delay", "--log-requests", "--hold-resume", "--prof-mode", "--hostile", "--grow-per-pause"};
+            "--answer-delay", "--log-requests", "--hold-resume", "--prof-mode", "--hostile",
+            "--grow-per-pause", "--hold"};
         const char *opt = NULL;
         for (size_t k = 0; k < sizeof with_value / sizeof *with_value && !opt; k++)
             if (is(with_value[k], a, &v))
@@ -313,6 +312,9 @@ int synth_cli_parse(int argc, char **argv, synth_cli *cli, synth_options *gen, c
                 return fail(err, errlen, "--prof-mode: '%s' is not era, ldv, retainer or plain",
                             v);
             gen->profiled = true;
+        } else if (strcmp(opt, "--hold") == 0) {
+            if (synth_hold_parse(v, &cli->hold_cmd, &cli->hold_dir, err, errlen))
+                return -1;
         } else if (strcmp(opt, "--hostile") == 0) {
             if (synth_hostile_parse(v, &cli->hostile, err, errlen))
                 return -1;

@@ -25,8 +25,10 @@ typedef struct synth_cli {
     const char *log_path;        /* --log-requests FILE, NULL = none */
     const char *hold_path;       /* --hold-resume FILE, NULL = none */
     synth_hostile hostile;       /* --hostile KIND,...: all zero = none */
-    bool fragile;                /* --fragile: exit on a wild address (synth_fragile.h) */
     bool help;                   /* --help: print usage, exit 0 */
+    bool fragile;                /* --fragile: as fragile as the official stub */
+    uint32_t hold_cmd;           /* --hold COMMAND:DIR */
+    const char *hold_dir;
 } synth_cli;
 
 /* Parses argv[1..]. gen must hold the defaults already (the generator's

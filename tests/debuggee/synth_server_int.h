@@ -67,6 +67,9 @@ typedef struct synth_out {
     uint8_t hostile; /* synth_wire_kind of this response (--hostile): captured, then
                         sent by synth_hostile_deliver */
     bool stalled;    /* --hostile stall/huge struck: nothing more is served */
+    int fail_errno;     /* why a send failed (failed is set) */
+    bool fail_fragile;  /* the client went away mid-answer (a failed write or read) */
+    const char *hold_dir; /* --hold: where the held answer's files are */
     uint8_t *held;   /* the captured response */
     size_t held_len, held_cap;
 } synth_out;

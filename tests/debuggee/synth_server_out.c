@@ -68,6 +68,8 @@ static void send_iov(synth_out *o, struct iovec *iov, int n) {
             if (errno == EINTR && !stopping(o))
                 continue;
             o->failed = true;
+            o->fail_errno = errno;
+            o->fail_fragile = errno == EPIPE || errno == ECONNRESET;
             return;
         }
         size_t done = (size_t)r;

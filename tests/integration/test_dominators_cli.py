@@ -272,15 +272,22 @@ class StoppedComputation(unittest.TestCase):
         return p
 
     def test_sigint_stops_it(self):
+        """The request in flight is never answered: SIGINT waits for its
+        answer (a real stub would still write it, and dies writing to a
+        closed connection) until --timeout, then leaves it saying what that
+        risks, and resumes the debuggee over a new connection."""
         with Debuggee(*self.STUCK) as d:
-            p = self.start(d, "--timeout", "60000")
+            p = self.start(d, "--timeout", "3000")
             time.sleep(valgrind.scaled(1.5, 10))  # paused and stuck by then
             self.assertIsNone(p.poll(), "the computation ended")
             p.send_signal(signal.SIGINT)
-            out, err = p.communicate(timeout=10)
+            out, err = p.communicate(timeout=30)
             self.assertEqual(p.returncode, 130, err)
             self.assertEqual(out, "", "no tree")
-            self.assertEqual(err.strip(),
+            self.assertIn("finishing the answer in flight to INFO_TABLES", err)
+            self.assertIn("INFO_TABLES: no answer from %s for 3000 ms (finishing a cancelled "
+                          "answer); closing the connection may kill the program" % d.socket, err)
+            self.assertEqual(err.strip().splitlines()[-1],
                              "heapscope: interrupted by SIGINT: the debuggee was resumed")
             self.assertEqual(raw_status(d.socket, self.ROOTS), self.NOT_PAUSED)
 
@@ -288,7 +295,8 @@ class StoppedComputation(unittest.TestCase):
         with Debuggee(*self.STUCK) as d:
             out, err = self.start(d, "--timeout", "1000").communicate(timeout=30)
             self.assertEqual(out, "", "no tree")
-            self.assertRegex(err, r"^heapscope: INFO_TABLES: no answer from \S+ for 1000 ms\n$")
+            self.assertRegex(err, r"^heapscope: INFO_TABLES: no answer from \S+ for 1000 ms; "
+                             r"closing the connection may kill the program\n$")
             self.assertEqual(raw_status(d.socket, self.ROOTS), self.NOT_PAUSED)
 
     def test_timeout_says_when_the_debuggee_may_be_left_paused(self):
@@ -301,9 +309,11 @@ class StoppedComputation(unittest.TestCase):
             self.assertEqual(out, "")
             lines = err.splitlines()
             self.assertEqual(len(lines), 2, err)
-            self.assertRegex(lines[0], r"^heapscope: INFO_TABLES: no answer from \S+ for 1000 ms$")
+            self.assertRegex(lines[0], r"^heapscope: INFO_TABLES: no answer from \S+ for 1000 ms; "
+                                       r"closing the connection may kill the program$")
             self.assertRegex(lines[1], r"^heapscope: the debuggee may be left paused: RESUME: "
-                                       r"no answer from \S+ for 1000 ms$")
+                                       r"no answer from \S+ for 1000 ms; closing the connection may kill "
+                                       r"the program$")
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -389,3 +389,66 @@ Test(wire_connect, target_parse_long_and_odd_text) {
     cr_assert_eq(wire_target_parse("tcp:ho\033[2Jst", &t, &err), HS_ERR_USAGE);
     cr_assert_str_eq(err.message, "malformed target 'tcp:ho?[2Jst': expected tcp:HOST:PORT");
 }
+
+/* Issue 19: the official stub serves one client at a time and aborts when
+ * it answers a request whose client left. A connection the stub has not
+ * accepted is waited on and, still queued, closed with nothing in it. */
+Test(wire_connect, a_queued_connection_is_closed_with_nothing_written) {
+    char path[100];
+    snprintf(path, sizeof path, "%s/77-busy", dir);
+    int l = unix_listener(path);
+    int holder = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+    cr_assert_eq(connect(holder, (struct sockaddr *)&sa, sizeof sa), 0);
+    int served = accept(l, NULL, NULL); /* the stub serves the holder */
+    cr_assert_geq(served, 0);
+
+    wire_conn *c = NULL;
+    hs_error err = {0};
+    wire_options o = {.connect_timeout_ms = 300};
+    cr_assert_eq(wire_connect(path, &o, &c, &err), HS_OK, "%s", err.message);
+    wire_version v;
+    cr_assert_eq(wire_hello(c, &v, &err), HS_ERR_CONNECT, "%s", err.message);
+    cr_assert(strstr(err.message, "is busy: another debugger is connected to it"), "%s",
+              err.message);
+    cr_assert(strstr(err.message, "within 300 ms, and nothing was sent"), "%s", err.message);
+    cr_assert_not(wire_conn_is_open(c));
+    cr_assert_eq(wire_conn_stats(c).bytes_sent, 0);
+    wire_close(c);
+
+    /* the holder leaves; the stub takes the next connection: it is empty */
+    close(served);
+    close(holder);
+    int next = accept(l, NULL, NULL);
+    cr_assert_geq(next, 0);
+    char b;
+    cr_assert_eq(read(next, &b, 1), 0, "the queued connection held a request");
+    close(next);
+    close(l);
+}
+
+Test(wire_connect, an_accepted_connection_is_asked_with_the_whole_timeout) {
+    char path[128];
+    snprintf(path, sizeof path, "%s/78-slow", dir);
+    int l = unix_listener(path);
+    wire_conn *c = NULL;
+    hs_error err = {0};
+    cr_assert_eq(wire_connect(path, NULL, &c, &err), HS_OK, "%s", err.message);
+    int s = accept(l, NULL, NULL); /* accepted before the first request */
+    cr_assert_geq(s, 0);
+    pid_t child = fork();
+    if (child == 0) { /* a debuggee slower than the 2 s of a hello on tcp: */
+        sleep(3);
+        static const uint8_t answer[16] = {0, 0, 0, 10, 0, 0, 0, 0, 3, 0x8e, 0, 0, 0, 1, 0, 1};
+        _exit(write(s, answer, sizeof answer) == (ssize_t)sizeof answer ? 0 : 1);
+    }
+    wire_version v;
+    cr_assert_eq(wire_hello(c, &v, &err), HS_OK, "%s", err.message);
+    cr_assert_eq(v.major, 910);
+    int status;
+    waitpid(child, &status, 0);
+    wire_close(c);
+    close(s);
+    close(l);
+}

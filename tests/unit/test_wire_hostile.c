@@ -482,3 +482,33 @@ Test(wire_hostile, usage_errors_leave_the_connection_alone) {
     cr_assert_eq(wire_resume(c, &err), HS_OK, "%s", err.message);
     finish(&p, c);
 }
+
+/* Issue 19: an answer over the connection's cap is a real answer the stub
+ * is still writing: it is read to its end and dropped, and the connection
+ * stays in step for the next request (the official stub aborts when it
+ * writes to a closed connection). A command's own cap (15 bytes of ROOTS
+ * above) is no answer a stub sends: that one closes the connection. */
+Test(wire_hostile, an_answer_over_the_cap_is_finished_and_the_connection_kept) {
+    bytes b = {0};
+    uint8_t block[1200];
+    memset(block, 0xab, sizeof block);
+    bytes_answer_split(&b, block, sizeof block, 100, false);
+    wire_peer p;
+    peer_init(&p);
+    peer_reply(&p, b.data, b.len, 0);
+    peer_reply_hex(&p, "000000000000"); /* the RESUME after it */
+    wire_conn *c = peer_start(&p, &(wire_options){.max_response = 1000});
+    wire_buf body = {0};
+    hs_error err = {0};
+    cr_assert_eq(wire_call(c, WIRE_CMD_ALL_BLOCKS, NULL, 0, UINT64_MAX, &body, &err),
+                 HS_ERR_TOO_LARGE, "%s", err.message);
+    cr_assert(strstr(err.message, "would exceed 1000 bytes"), "%s", err.message);
+    cr_assert(wire_conn_is_open(c), "the answer was finished: the stream is in step");
+    cr_assert_eq(wire_conn_stats(c).bytes_received, b.len, "all of it was read");
+    cr_assert_eq(wire_conn_stats(c).drained, 1);
+    cr_assert_lt(body.cap, 2048u, "nothing past the cap was kept");
+    cr_assert_eq(wire_resume(c, &err), HS_OK, "the next request: %s", err.message);
+    wire_buf_free(&body);
+    finish(&p, c);
+    bytes_free(&b);
+}

@@ -1,6 +1,9 @@
 /* The wait function (issue 9): a call or connect that waits on a silent
  * peer calls it every slice, so a UI can move its spinner and take Esc,
- * and a command can notice a signal; returning false cancels at once. */
+ * and a command can notice a signal. Returning false cancels (issue 19):
+ * the answer in flight is read to its end first, since the official stub
+ * aborts the program when it writes to a closed connection; the
+ * connection stays in step. Only a peer silent for the timeout is left. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <pthread.h>
@@ -50,24 +53,74 @@ static wire_conn *silent_peer(wire_peer *p, wait_log *log) {
     return peer_start(p, &o);
 }
 
-Test(wire_wait, a_silent_peer_is_waited_on_in_slices_and_can_be_cancelled) {
+/* A peer whose empty answer comes after ms. */
+static wire_conn *late_peer(wire_peer *p, int ms, wait_log *log, wire_options *o) {
+    peer_init(p);
+    peer_reply_hex(p, "000000000000");
+    peer_delay_last(p, ms);
+    o->wait = on_wait;
+    o->wait_ctx = log;
+    return peer_start(p, o);
+}
+
+typedef struct drain_log {
+    int calls;
+    uint32_t cmd;
+    int last_ms;
+} drain_log;
+
+static void on_drain(void *ctx, uint32_t cmd, uint64_t bytes, uint64_t frame_left, int ms) {
+    (void)bytes, (void)frame_left;
+    drain_log *d = ctx;
+    d->calls++;
+    d->cmd = cmd;
+    d->last_ms = ms;
+}
+
+Test(wire_wait, a_cancel_finishes_the_answer_in_flight_and_keeps_the_connection) {
     wait_log log = {.stop_at = 4, .waited_grows = true};
+    drain_log drained = {0};
     wire_peer p;
-    wire_conn *c = silent_peer(&p, &log);
+    wire_options o = {.io_timeout_ms = 30000, .drain = on_drain, .drain_ctx = &drained};
+    wire_conn *c = late_peer(&p, 1500, &log, &o);
     hs_error err = {0};
     int64_t t0 = now_ms();
     bool was_paused;
     cr_assert_eq(wire_pause(c, &was_paused, &err), HS_ERR_CANCELLED, "%s", err.message);
     int64_t took = now_ms() - t0;
     cr_assert_str_eq(err.message, "PAUSE: cancelled");
-    cr_assert_eq(log.calls, 4, "one call per slice until the cancel");
+    cr_assert_eq(log.calls, 4, "one call per slice until the cancel, none after");
     cr_assert_eq(log.cmd, WIRE_CMD_PAUSE);
     cr_assert(log.waited_grows);
     cr_assert_geq(log.last_waited, 3 * WIRE_WAIT_SLICE_MS);
-    cr_assert_geq(took, 3 * WIRE_WAIT_SLICE_MS);
-    cr_assert_lt(took, 10000, "cancelled long before the 30 s timeout (took %lld ms)",
-                 (long long)took);
-    cr_assert_not(wire_conn_is_open(c), "a late answer would desynchronise the stream");
+    cr_assert_geq(took, 1400, "the answer was waited for (took %lld ms)", (long long)took);
+    cr_assert_lt(took, 10000, "not the 30 s timeout (took %lld ms)", (long long)took);
+    cr_assert_geq(drained.calls, 1, "a drain over a second says so");
+    cr_assert_eq(drained.cmd, WIRE_CMD_PAUSE);
+    cr_assert_geq(drained.last_ms, WIRE_DRAIN_NOTE_MS);
+    cr_assert(wire_conn_is_open(c), "the answer was read: the stream is in step");
+    wire_stats st = wire_conn_stats(c);
+    cr_assert_eq(st.drained, 1);
+    cr_assert_eq(st.bytes_received, 6);
+    wire_close(c);
+    peer_join(&p);
+    peer_free(&p);
+}
+
+Test(wire_wait, a_cancelled_answer_that_never_comes_is_left_after_the_timeout_and_says_so) {
+    wait_log log = {.stop_at = 2};
+    wire_peer p;
+    peer_init(&p);
+    peer_no_reply(&p);
+    wire_options o = {.io_timeout_ms = 600, .wait = on_wait, .wait_ctx = &log};
+    wire_conn *c = peer_start(&p, &o);
+    hs_error err = {0};
+    cr_assert_eq(wire_resume(c, &err), HS_ERR_TIMEOUT, "%s", err.message);
+    cr_assert(strstr(err.message, "RESUME: no answer from"), "%s", err.message);
+    cr_assert(strstr(err.message, "(finishing a cancelled answer)"), "%s", err.message);
+    cr_assert(strstr(err.message, "closing the connection may kill the program"), "%s",
+              err.message);
+    cr_assert_not(wire_conn_is_open(c));
     wire_close(c);
     peer_join(&p);
     peer_free(&p);
@@ -107,7 +160,8 @@ Test(wire_wait, without_a_wait_function_the_timeout_still_applies) {
 Test(wire_wait, the_setter_replaces_and_removes_the_wait_function) {
     wait_log first = {.stop_at = 1}, second = {.stop_at = 2};
     wire_peer p;
-    wire_conn *c = silent_peer(&p, &first);
+    wire_options o = {0};
+    wire_conn *c = late_peer(&p, 400, &first, &o);
     wire_conn_set_wait(c, on_wait, &second);
     hs_error err = {0};
     cr_assert_eq(wire_resume(c, &err), HS_ERR_CANCELLED, "%s", err.message);
@@ -180,7 +234,8 @@ Test(wire_wait, a_signal_reaches_the_wait_function_without_waiting_for_the_slice
     got_signal = 0;
     wait_log log = {.flag = &got_signal, .waited_grows = true};
     wire_peer p;
-    wire_conn *c = silent_peer(&p, &log);
+    wire_options o = {0};
+    wire_conn *c = late_peer(&p, 700, &log, &o); /* answered after the cancel */
     kicker k = {pthread_self(), 250};
     pthread_t t;
     cr_assert_eq(pthread_create(&t, NULL, kick, &k), 0);
