@@ -63,7 +63,12 @@ class Tier:
         return r.stdout
 
     def json(self, *args):
-        return json.loads(self.heapscope(*args, "--json"))
+        """The command's JSON, without its timing (paused_ms, elapsed_ms),
+        which differs from run to run."""
+        out = json.loads(self.heapscope(*args, "--json"))
+        for timing in ("paused_ms", "elapsed_ms"):
+            out.pop(timing, None)
+        return out
 
     def census(self, by, *args):
         """{key: row} of census --by BY, every row."""
