@@ -194,6 +194,15 @@ class BlockedOutput(Program, unittest.TestCase):
             ["find", "--constructor", "^:$", "--limit", "0"],
             ["strings", "--top", "0"])
 
+    def test_json_says_how_long_the_program_was_paused(self):
+        for cmd in self.CMDS:
+            with self.subTest(cmd=cmd[0]):
+                r = run(cmd[0], self.program.socket, *cmd[1:], "--json")
+                self.assertEqual(r.returncode, 0, r.stderr)
+                out = json.loads(r.stdout)
+                self.assertGreater(out["paused_ms"], 0)
+                self.assertLessEqual(out["paused_ms"], out["elapsed_ms"])
+
     def test_a_signal_ends_a_blocked_writer_and_the_program_runs(self):
         for cmd in self.CMDS:
             for sig in (signal.SIGINT, signal.SIGTERM):
