@@ -312,6 +312,15 @@ class Program:
                            timeout=timeout(30))
         return r.returncode == 0 and self.alive()
 
+    def stop_answering(self, heapscope):
+        """Ends the program after checking it still answers (a test class's
+        or case's last step): AssertionError, with its stderr, when not."""
+        alive = self.answers(heapscope)
+        err = self.stderr()
+        self.stop()
+        if not alive:
+            raise AssertionError("%s did not survive:\n%s" % (self, err))
+
     def stop(self):
         """Ends the program (SIGTERM, then SIGKILL); returns its exit status."""
         if self.proc.poll() is None:
@@ -340,6 +349,16 @@ def start(version, flavour, *args, rts=()):
     on a private socket; returns once it printed "ready" and its socket
     listens."""
     return Program(version, flavour, list(args), list(rts))
+
+
+def main(run_tests):
+    """A test file's main: exits 77 (a skip) with the reason when the tier
+    cannot run here, else run_tests()."""
+    why = skip_reason()
+    if why:
+        print("SKIP: " + why)
+        sys.exit(77)
+    run_tests()
 
 
 if __name__ == "__main__":

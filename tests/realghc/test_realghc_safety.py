@@ -57,11 +57,7 @@ class Program:
 
     @classmethod
     def tearDownClass(cls):
-        alive = cls.program.answers(HEAPSCOPE)
-        err = cls.program.stderr()
-        cls.program.stop()
-        if not alive:
-            raise AssertionError("%s did not survive:\n%s" % (cls.program, err))
+        cls.program.stop_answering(HEAPSCOPE)
 
     def assertAnswers(self, after):
         self.assertTrue(self.program.answers(HEAPSCOPE),
@@ -246,8 +242,4 @@ class BlockedOutput(Program, unittest.TestCase):
 
 
 if __name__ == "__main__":
-    why = realghc.skip_reason()
-    if why:
-        print("SKIP: " + why)
-        sys.exit(77)
-    unittest.main(verbosity=2)
+    realghc.main(lambda: unittest.main(verbosity=2))

@@ -34,11 +34,7 @@ class Explorer(harness.TuiCase):
 
     def tearDown(self):
         super().tearDown()  # heapscope first, whatever it left
-        alive = self.program.answers(HEAPSCOPE)
-        err = self.program.stderr()
-        self.program.stop()
-        if not alive:
-            raise AssertionError("%s did not survive:\n%s" % (self.program, err))
+        self.program.stop_answering(HEAPSCOPE)
 
     def assertAlive(self, after):
         self.assertTrue(self.program.alive(), "%s died after %s:\n%s"
@@ -116,8 +112,4 @@ class EscWhileReading(Explorer):
 
 
 if __name__ == "__main__":
-    why = realghc.skip_reason()
-    if why:
-        print("SKIP: " + why)
-        sys.exit(77)
-    harness.main()
+    realghc.main(harness.main)
