@@ -184,7 +184,8 @@ static hs_status copy_ptrs(const wire_ptr_list *from, wire_ptr_list *to, hs_erro
     to->items = malloc((from->count ? from->count : 1) * sizeof *to->items);
     if (!to->items)
         return hs_fail(err, HS_ERR_NOMEM, "out of memory");
-    memcpy(to->items, from->items, from->count * sizeof *to->items);
+    if (from->count) /* an empty list may have no items (the official stub saves none) */
+        memcpy(to->items, from->items, from->count * sizeof *to->items);
     to->count = to->cap = from->count;
     return HS_OK;
 }
