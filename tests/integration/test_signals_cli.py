@@ -88,15 +88,20 @@ class Interrupted(unittest.TestCase):
         then leaves it, and the RESUME needs a connection of its own."""
         for sig in SIGNALS:
             with self.subTest(sig.name), Debuggee(*SMALL, "--silent-on", "PAUSE") as d:
+                started = time.monotonic()
                 p = self.start(d, "census", timeout=str(SILENT_MS))
                 status, out, err, took = self.interrupt(p, sig, 1.0)
+                ran = time.monotonic() - started
                 self.assertEqual(status, 128 + sig, err)
                 self.assertEqual(out, "")
                 self.assert_left_after_the_timeout(err, "PAUSE")
                 self.assertEqual(err.strip().splitlines()[-1],
                                  "heapscope: interrupted by %s: the debuggee was resumed"
                                  % sig.name)
-                self.assertGreater(took, (SILENT_MS - 1000) / 1000, "the answer was awaited")
+                # the PAUSE went out after the start: its silence was awaited
+                # in full (not measured from the signal, which a loaded
+                # machine may send late)
+                self.assertGreaterEqual(ran, SILENT_MS / 1000, "the answer was awaited")
                 self.assertLess(took, SILENT_MS / 1000 + QUICK)
                 self.assertFalse(is_paused(d.socket), "the debuggee was left paused")
 
