@@ -27,10 +27,28 @@ def run(*args, timeout=120):
 class Debuggee:
     """heapscope-debuggee on a private socket, for the length of a with-block."""
 
-    def __init__(self, *args):
+    def __init__(self, *args, log=False):
         self.dir = tempfile.TemporaryDirectory()
         self.socket = os.path.join(self.dir.name, "d.sock")
         self.args = args
+        self.log = os.path.join(self.dir.name, "requests") if log else None
+        if log:
+            self.args += ("--log-requests", self.log)
+
+    def wait_request(self, name, seconds=120):
+        """Waits until a request `name` (e.g. PAUSE) has come (log=True):
+        a signal sent then lands while it is in flight, however slow the
+        machine or the client (valgrind)."""
+        deadline = time.time() + seconds
+        while time.time() < deadline:
+            try:
+                with open(self.log) as f:
+                    if any(line.split()[:1] == [name] for line in f):
+                        return
+            except FileNotFoundError:
+                pass
+            time.sleep(0.01)
+        raise AssertionError("no %s request came in %d s" % (name, seconds))
 
     def __enter__(self):
         self.proc = subprocess.Popen([DEBUGGEE, "--socket", self.socket, *self.args],

@@ -276,9 +276,9 @@ class StoppedComputation(unittest.TestCase):
         answer (a real stub would still write it, and dies writing to a
         closed connection) until --timeout, then leaves it saying what that
         risks, and resumes the debuggee over a new connection."""
-        with Debuggee(*self.STUCK) as d:
+        with Debuggee(*self.STUCK, log=True) as d:
             p = self.start(d, "--timeout", "3000")
-            time.sleep(valgrind.scaled(1.5, 10))  # paused and stuck by then
+            d.wait_request("INFO_TABLES")  # paused and stuck by then
             self.assertIsNone(p.poll(), "the computation ended")
             p.send_signal(signal.SIGINT)
             out, err = p.communicate(timeout=30)

@@ -27,7 +27,9 @@ SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 START = valgrind.scaled(0, 4)
 QUICK = valgrind.scaled(5, 20)
 DELAY = str(valgrind.scaled(40, 100))  # ms before each answer: the census lasts 8 s or more
-SILENT_MS = 3000  # --timeout where a request is never answered: how long a cancel awaits it
+# --timeout where a request is never answered: how long a cancel awaits it
+# (its "finishing the answer" line comes after a second of that)
+SILENT_MS = valgrind.scaled(3000, 4500)  # (below the 5 s cap of the final RESUME)
 
 
 def pause(socket_path):
@@ -69,6 +71,16 @@ class Interrupted(unittest.TestCase):
         out, err = proc.communicate(timeout=30)
         return proc.returncode, out, err, time.monotonic() - sent
 
+    def interrupt_in(self, d, proc, sig, command):
+        """Sends sig once the debuggee got `command` (which it leaves
+        unanswered); returns what interrupt does."""
+        d.wait_request(command)
+        self.assertIsNone(proc.poll(), "heapscope finished before the signal")
+        proc.send_signal(sig)
+        sent = time.monotonic()
+        out, err = proc.communicate(timeout=60)
+        return proc.returncode, out, err, time.monotonic() - sent
+
     def assert_one_line(self, err, sig, what):
         lines = err.strip().splitlines()
         self.assertEqual(len(lines), 1, err)
@@ -87,10 +99,10 @@ class Interrupted(unittest.TestCase):
         for its answer up to --timeout (a real stub would still write it),
         then leaves it, and the RESUME needs a connection of its own."""
         for sig in SIGNALS:
-            with self.subTest(sig.name), Debuggee(*SMALL, "--silent-on", "PAUSE") as d:
+            with self.subTest(sig.name), Debuggee(*SMALL, "--silent-on", "PAUSE", log=True) as d:
                 started = time.monotonic()
                 p = self.start(d, "census", timeout=str(SILENT_MS))
-                status, out, err, took = self.interrupt(p, sig, 1.0)
+                status, out, err, took = self.interrupt_in(d, p, sig, "PAUSE")
                 ran = time.monotonic() - started
                 self.assertEqual(status, 128 + sig, err)
                 self.assertEqual(out, "")
@@ -130,9 +142,9 @@ class Interrupted(unittest.TestCase):
             self.assertTrue(is_paused(d.socket), "heapscope resumed a pause that was not its own")
 
     def test_leave_paused_is_honoured(self):
-        with Debuggee(*SMALL, "--silent-on", "PAUSE") as d:
+        with Debuggee(*SMALL, "--silent-on", "PAUSE", log=True) as d:
             p = self.start(d, "census", "--leave-paused", timeout=str(SILENT_MS))
-            status, _, err, _ = self.interrupt(p, signal.SIGTERM, 1.0)
+            status, _, err, _ = self.interrupt_in(d, p, signal.SIGTERM, "PAUSE")
             self.assertEqual(status, 128 + signal.SIGTERM, err)
             self.assert_left_after_the_timeout(err, "PAUSE")
             self.assertEqual(err.strip().splitlines()[-1], "heapscope: interrupted by SIGTERM: "
@@ -140,9 +152,9 @@ class Interrupted(unittest.TestCase):
             self.assertTrue(is_paused(d.socket))
 
     def test_a_resume_that_is_not_answered_gives_up_and_says_so(self):
-        with Debuggee(*SMALL, "--silent-on", "PAUSE", "--silent-on", "RESUME") as d:
+        with Debuggee(*SMALL, "--silent-on", "PAUSE", "--silent-on", "RESUME", log=True) as d:
             p = self.start(d, "census", timeout=str(SILENT_MS))
-            status, _, err, took = self.interrupt(p, signal.SIGINT, 1.0)
+            status, _, err, took = self.interrupt_in(d, p, signal.SIGINT, "PAUSE")
             self.assertEqual(status, 130, err)
             self.assert_left_after_the_timeout(err, "PAUSE")
             self.assertRegex(err.strip().splitlines()[-1],
