@@ -102,7 +102,8 @@ class EscWhileReading(Explorer):
                          what="the explorer after Esc")
             t.settle()
             self.assertAlive("Esc %.2f s into the read" % delay)
-            if "GC Roots" in t.screen().text:
+            text = t.screen().text
+            if "GC Roots" in text or "The debuggee is paused" in text:  # read, or paused only
                 t.keys("r")
                 t.wait_regex(r"(?i)running", timeout=realghc.timeout(30), what="resumed")
         t.keys("q")
