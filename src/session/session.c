@@ -174,7 +174,13 @@ hs_status session_resume(session *s, hs_error *err) {
         return hs_fail(err, HS_ERR_USAGE, SNAPSHOT_NO_RESUME);
     session_record_abandon(s); /* the pause it records ends */
     s->heap = NULL; /* s->kept stays for the next pause */
+    /* not cancellable: a cancelled RESUME is still carried out by the stub
+     * (its answer is read and dropped), so a cancel would leave us believing
+     * a running program paused (Esc during a heap read undoes the pause
+     * with this RESUME, the key still pending); --timeout bounds it */
+    wire_conn_set_wait(s->conn, NULL, NULL);
     hs_status st = wire_resume(s->conn, err);
+    wire_conn_set_wait(s->conn, s->opts.wait, s->opts.wait_ctx);
     if (st == HS_OK)
         s->paused = s->ours = false;
     return st;
