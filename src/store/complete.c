@@ -26,8 +26,7 @@ typedef struct completing {
 static query_action note_ccs(void *ctx, heap *h, const heap_closure *c, uint32_t depth) {
     (void)h, (void)depth;
     completing *x = ctx;
-    if (c->prof.present && c->prof.ccs && !u64map_find(&x->ccs, c->prof.ccs) &&
-        !u64map_put(&x->ccs, c->prof.ccs, 1)) {
+    if (!store_note_header_ccs(&x->ccs, c)) {
         x->nomem = true;
         return QUERY_STOP;
     }

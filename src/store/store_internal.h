@@ -108,6 +108,9 @@ hs_status store_write_cost_centres(store_writer *w, const struct u64map *header_
                                    hs_error *err);
 /* The same asking, for any heap (store_complete_pause). */
 hs_status store_fetch_cost_centres(heap *h, const struct u64map *header_ccs, hs_error *err);
+/* Adds closure c's cost-centre stack (profiled headers) to header_ccs, the
+ * set the two calls above ask for; false when out of memory. */
+bool store_note_header_ccs(struct u64map *header_ccs, const heap_closure *c);
 /* Block groups, in chunks. */
 hs_status store_write_blocks(store_writer *w, hs_error *err);
 /* Everything else the heap asked its source (heap_export.h). */

@@ -56,8 +56,7 @@ static query_action mark(void *ctx, heap *h, const heap_closure *c, uint32_t dep
         s->nomem = true;
         return QUERY_STOP;
     }
-    if (c->prof.present && c->prof.ccs && !u64map_find(&s->ccs, c->prof.ccs) &&
-        !u64map_put(&s->ccs, c->prof.ccs, 1)) {
+    if (!store_note_header_ccs(&s->ccs, c)) {
         s->nomem = true;
         return QUERY_STOP;
     }

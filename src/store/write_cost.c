@@ -75,6 +75,11 @@ static hs_status walk_tree(heap *h, uint64_t main_ccs, hs_error *err) {
     return st;
 }
 
+bool store_note_header_ccs(u64map *header_ccs, const heap_closure *c) {
+    return !c->prof.present || !c->prof.ccs || u64map_find(header_ccs, c->prof.ccs) ||
+           u64map_put(header_ccs, c->prof.ccs, 1);
+}
+
 hs_status store_write_cost_centres(store_writer *w, const u64map *header_ccs, hs_error *err) {
     return store_fetch_cost_centres(w->h, header_ccs, err);
 }
