@@ -23,7 +23,7 @@ typedef struct show_item {
     bool last;       /* last child of its parent */
     uint32_t depth;
     uint64_t addr;   /* ITEM_CLOSURE; ITEM_MORE: how many more */
-    char edge[48];
+    char edge[HEAP_EDGE_LABEL_MAX];
 } show_item;
 
 typedef struct show_state {
@@ -66,14 +66,14 @@ static void json_open(show_state *s, const show_item *it) {
 
 /* Queues the children of s->c (first SHOW_MAX_CHILDREN, reversed so the
  * first pops first). */
-static bool push_children(show_state *s, uint32_t depth) {
+static bool push_children(show_state *s, heap *h, uint32_t depth) {
     size_t n = s->c.n_edges, shown = n < SHOW_MAX_CHILDREN ? n : SHOW_MAX_CHILDREN;
     if (n > shown && !push(s, (show_item){ITEM_MORE, true, depth + 1, n - shown, ""}))
         return false;
     for (size_t i = shown; i-- > 0;) {
         show_item it = {ITEM_CLOSURE, i == shown - 1 && n == shown, depth + 1,
                         s->c.edges[i].addr, ""};
-        heap_edge_label(&s->c.edges[i], it.edge, sizeof it.edge);
+        heap_closure_edge_label(h, &s->c, i, it.edge, sizeof it.edge);
         if (!push(s, it))
             return false;
     }
@@ -150,7 +150,7 @@ static hs_status show_closure(show_state *s, heap *h, const show_item *it, int m
         print_retained_text(s, it->addr);
         puts(repeated ? "  (shown above)" : "");
     }
-    if (!repeated && (int)it->depth < max_depth && !push_children(s, it->depth))
+    if (!repeated && (int)it->depth < max_depth && !push_children(s, h, it->depth))
         return hs_fail(err, HS_ERR_NOMEM, "out of memory");
     return HS_OK;
 }
@@ -245,7 +245,7 @@ static hs_status prepare_tree(void *ctx, heap *h, hs_error *err) {
             st = dst;
         } else if (dst == HS_OK && (st = cli_prepare_closure(p->null, h, &s.c, err)) != HS_OK) {
             break;
-        } else if (dst == HS_OK && (int)it.depth < p->max_depth && !push_children(&s, it.depth)) {
+        } else if (dst == HS_OK && (int)it.depth < p->max_depth && !push_children(&s, h, it.depth)) {
             st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
         }
     }
