@@ -30,7 +30,7 @@
 --                workers' MVar inside a `catch` in Main's holdOnStack,
 --                whose case continuation holds the one StackHeld value
 --                (reachable only from that thread's stack; nothing else
---                is a StackHeld)
+--                is a StackHeld); the main thread is labelled tier-main
 -- All of it is reachable from a StablePtr, so it stays alive.
 module Main (main) where
 
@@ -73,9 +73,6 @@ option name args = case dropWhile (/= name) args of
   _ : n : _ -> read n
   _ -> 0
 
--- Blocks inside a catch, in a primitive call whose case continuation is
--- Main's own code (unoptimised IO would leave it to base's >>=): `held`
--- lives on across the call, so that frame holds it.
 -- (out of line, both: GHC would keep only the Int otherwise)
 {-# NOINLINE mkStackHeld #-}
 mkStackHeld :: Int -> StackHeld
@@ -85,6 +82,9 @@ mkStackHeld = StackHeld
 useStackHeld :: StackHeld -> IO ()
 useStackHeld (StackHeld m) = print m
 
+-- Blocks inside a catch, in a primitive call whose case continuation is
+-- Main's own code (unoptimised IO would leave it to base's >>=): `held`
+-- lives on across the call, so that frame holds it.
 {-# NOINLINE holdOnStack #-}
 holdOnStack :: MVar () -> Int -> IO ()
 holdOnStack (MVar gate) n = blocked `catch` \e -> putStrLn ("tier: " ++ show (e :: SomeException))
@@ -125,6 +125,7 @@ main = withGhcDebug $ do
   when ("--stack-held" `elem` args) $ do
     t <- forkIO (holdOnStack waiting (4200 + length args))
     labelThread t "tier-stack-holder"
+    myThreadId >>= \me -> labelThread me "tier-main"
   _ <- newStablePtr (Held leaks texts bytes list chunks waiting)
   performMajorGC
   putStrLn "ready"
