@@ -1,7 +1,9 @@
 /* The texts ghc-debug-brick shows (retainers-and-eras.md §6.2, §6.3) and
- * census keys (heap-layout.md §11.3). Pointers print as 0x + lowercase hex
- * or `null`; non-pointer words in unsigned decimal. Output is always
- * NUL-terminated and silently cut at the buffer's capacity. */
+ * census keys (heap-layout.md §11.3), except that threads and stacks say
+ * more: a TSO its id and label (label_thread.c), a STACK its words in
+ * use. Pointers print as 0x + lowercase hex or `null`; non-pointer words
+ * in unsigned decimal. Output is always NUL-terminated and silently cut
+ * at the buffer's capacity. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>

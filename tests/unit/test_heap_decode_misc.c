@@ -2,6 +2,7 @@
  * MVAR, MUT_VAR, TVAR, WEAK, BLOCKING_QUEUE, ARR_WORDS, pointer arrays,
  * TREC_CHUNK and BCO (§6.8-§6.17). */
 #include "heap_test.h"
+#include "heapscope/query.h"
 
 #define I_TSO UINT64_C(0x410000)
 #define I_MVAR UINT64_C(0x410100)
@@ -90,6 +91,10 @@ static void tso(bool prof, uint32_t major, uint32_t patch, const tso_offsets *o,
     cr_assert_eq(heap_thread_label(t.h, &t.c, bytes, sizeof bytes, &n, &total, &t.err), HS_OK);
     cr_expect_eq(n, has_label ? 4 : 0, "cut at the caller's room");
     cr_expect_eq(total, has_label ? 11 : 0);
+    /* as JSON and steps carry it: valid UTF-8 kept, other bytes escaped */
+    char text[QUERY_THREAD_LABEL_MAX];
+    query_thread_label(t.h, &t.c, text, sizeof text);
+    cr_expect_str_eq(text, has_label ? "w\xc3\xa9rker\"1\\xff3" : "");
     cr_expect_str_eq(ht_edge_label(&t, 1), "Global Link");
     cr_expect_str_eq(ht_edge_label(&t, 3), "TRec");
     cr_expect_str_eq(ht_edge_label(&t, 4), "Blocked Exceptions");
