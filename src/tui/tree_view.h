@@ -34,6 +34,8 @@ typedef struct tui_tree_view {
     size_t sel, top;    /* selected row, first row on screen */
     int height;         /* rows of the tree area at the last draw (for paging) */
     const char *empty;  /* what the view says when it has no rows */
+    const char *match_what; /* what a match is, for the details pane (static); NULL: a
+                               search's, steps from a GC root or saved object */
     tui_step *steps;
     size_t n_steps, steps_cap;
     tui_match *matches;

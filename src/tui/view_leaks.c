@@ -76,13 +76,17 @@ static bool on_progress(void *ctx, uint64_t done) {
  * retainers search of a row's closure says why it is alive. */
 static tui_tree_view *edges_view(heap *h, const query_leak_edges *edges) {
     tui_tree_view *list = tui_tree_view_new("The group has no edges.");
+    if (list)
+        list->match_what = "an edge of the leak group: its newer retainer holds this closure";
     const char *arrow = tui_term_caps_get()->utf8 ? "→" : "->";
     for (size_t k = 0; list && k < edges->count; k++) {
         const query_leak_edge *e = &edges->items[k];
         char field[64], start[64], row[64];
         query_leak_edge_label(h, e, field, sizeof field);
         snprintf(start, sizeof start, "Newer retainer (era %" PRIu64 ")", e->from_era);
-        snprintf(row, sizeof row, "era %" PRIu64 " %s %" PRIu64, e->from_era, arrow, e->to_era);
+        /* no bytes: the older closure is reachable without this retainer */
+        snprintf(row, sizeof row, "era %" PRIu64 " %s %" PRIu64 "%s", e->from_era, arrow,
+                 e->to_era, e->bytes ? "" : ", held elsewhere too");
         query_step steps[2] = {{.addr = e->from},
                                {.addr = e->to, .edge = field, .newer_retains_older = true}};
         query_match m = {.number = k + 1, .steps = steps, .n_steps = 2,
