@@ -166,6 +166,15 @@ void tui_search_submit_limit(tui_app *app) {
 void tui_cmd_find_by(tui_app *app, int kind) {
     tui_prompt_open(app, TUI_PROMPT_FILTER_FIND, (query_filter_kind)kind, false,
                     prompt_text((query_filter_kind)kind));
+    /* the selected closure's retainers are an Enter away (typing replaces it) */
+    tui_view *v = tui_app_view(app);
+    uint64_t addr = kind == QUERY_FILTER_ADDRESS && v && v->ops->selected
+                        ? v->ops->selected(app, v) : 0;
+    if (addr) {
+        char text[32];
+        snprintf(text, sizeof text, "0x%" PRIx64, addr);
+        tui_input_set_default(&app->prompt.in, text);
+    }
 }
 
 void tui_cmd_add_filter(tui_app *app, int kind) {

@@ -2,9 +2,10 @@
 numbers, names and retainer kinds `heapscope leaks --json` gives for the
 same heap, the planted thunk first; Enter on a group opens the group's
 edges, as the group's `leaks --group N` command lists them (not every
-closure of the retainer's info table), and an edge opens into its newer
-retainer and the field holding the older closure; without era profiling L
-says that it needs it."""
+closure of the retainer's info table), an edge opens into its newer
+retainer and the field holding the older closure, and Ctrl-A offers the
+selected closure's address to search its retainers; without era profiling
+L says that it needs it."""
 import json
 import re
 import subprocess
@@ -60,6 +61,15 @@ class Leaks(TuiCase):
         self.assertIn(edge["from"]["address"], s.lines[s.row_with("Newer retainer (era %d)"
                                                                   % edge["from"]["era"])])
         self.assertIn(edge["to"]["address"], s.lines[s.row_with("Argument 0")])
+        # the older closure's own retainers: Ctrl-A offers its address
+        t.keys("Down", "Down")
+        s = t.wait(lambda s: "Argument 0" in (s.selected_text() or ""), "the older closure")
+        t.keys("C-a")
+        t.wait_text(edge["to"]["address"], what="the address offered")
+        t.keys("Enter")
+        s = t.wait(lambda s: "Retainers of" in s.lines[0] and edge["to"]["address"] in s.lines[0],
+                   "the older closure's retainers", timeout=60)
+        self.assertIn("1 items", s.lines[0])
 
     def test_needs_era_profiling(self):
         d = self.debuggee(args=("--closures", "3000", "--leak-count", "50", "--seed", "5"))
