@@ -211,7 +211,8 @@ static hs_status report(const char *target, heap *h, const query_dominators *d,
     size_t group = (size_t)common->group - 1;
     uint64_t limit = (uint64_t)common->limit;
     if (st == HS_OK && common->group)
-        st = query_leaks_group_edges(h, d, &l, group, limit, cli_progress_show, &p, &edges, err);
+        st = query_leaks_group_edges(h, d, &l, group, limit, cli_progress_show, &p, &edges,
+                                     err);
     cli_progress_end(&p);
     if (st == HS_OK && common->group)
         st = print_edges(target, h, &l, group, &edges, limit, common->json, &info->unreadable,

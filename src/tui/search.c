@@ -274,7 +274,8 @@ static bool on_match(void *ctx, heap *h, const query_match *m) {
     tui_tree_view *v = x->v;
     if (m->n_steps == 0)
         return !tui_progress_poll();
-    if (!tui_tree_view_add_path(v, m, m->from_saved_object ? "Saved Object" : "GC Roots", "0")) {
+    const char *start = m->from_saved_object ? "Saved Object" : "GC Roots";
+    if (!tui_tree_view_add_path(v, m, start, "0")) {
         x->out_of_memory = true;
         return false;
     }

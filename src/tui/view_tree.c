@@ -164,7 +164,8 @@ tui_tree_view *tui_tree_view_of(tui_view *v) {
 
 bool tui_tree_view_add_path(tui_tree_view *v, const query_match *m, const char *start,
                             const char *row_label) {
-    if (!hs_grow((void **)&v->steps, &v->steps_cap, v->n_steps + m->n_steps, sizeof *v->steps) ||
+    if (!hs_grow((void **)&v->steps, &v->steps_cap, v->n_steps + m->n_steps,
+                 sizeof *v->steps) ||
         !hs_grow((void **)&v->matches, &v->matches_cap, v->n_matches + 1, sizeof *v->matches))
         return false;
     tui_match *keep = &v->matches[v->n_matches];

@@ -117,7 +117,8 @@ class PlantedLeaks(PlantedCase):
         self.assertEqual(lines[1], "1 edges, 1 older closures, %d bytes retained only through "
                          "them" % first["bytes"])
         self.assertRegex(lines[3], r"^\s+%d  %s  THUNK_1_0  \d+ B  era %d  .*leaky"
-                         % (first["bytes"], first["example"]["from"], first["example"]["from_era"]))
+                         % (first["bytes"], first["example"]["from"],
+                            first["example"]["from_era"]))
         self.assertRegex(lines[4], r"^\s+Argument 0 -> %s  CONSTR_2_0  \d+ B  era %d  "
                          % (first["example"]["to"], first["example"]["to_era"]))
         self.assertEqual(len(lines), 5)

@@ -84,23 +84,25 @@ static uint64_t retained_of(const query_dominators *d, uint64_t addr) {
     return q.retained;
 }
 
-/* The report over q's heap, opened here; d is kept for retained sizes. */
-static void report_of(qh *q, query_dominators **d, query_leaks *l) {
-    heap *h = qh_open(q);
+/* The report over h; d is kept for retained sizes. */
+static void report_on(heap *h, query_dominators **d, query_leaks *l) {
     hs_error err = {0};
     *d = NULL;
     cr_assert_eq(query_dominators_run(h, NULL, NULL, d, &err), HS_OK, "%s", err.message);
     cr_assert_eq(query_leaks_run(h, *d, NULL, NULL, l, &err), HS_OK, "%s", err.message);
 }
 
+/* The report over q's heap, opened here. */
+static void report_of(qh *q, query_dominators **d, query_leaks *l) {
+    report_on(qh_open(q), d, l);
+}
+
 Test(leaks, groups_edges_and_bytes) {
     world w;
     world_make(&w);
-    hs_error err = {0};
-    query_dominators *d = NULL;
-    cr_assert_eq(query_dominators_run(w.h, NULL, NULL, &d, &err), HS_OK, "%s", err.message);
+    query_dominators *d;
     query_leaks l;
-    cr_assert_eq(query_leaks_run(w.h, d, NULL, NULL, &l, &err), HS_OK, "%s", err.message);
+    report_on(w.h, &d, &l);
 
     /* t -> c1, t3 -> c2, t2 -> shared, holder -> shared, holder -> t2 */
     cr_expect_eq(l.edges, 5);
@@ -162,10 +164,9 @@ Test(leaks, group_edges) {
     world w;
     world_make(&w);
     hs_error err = {0};
-    query_dominators *d = NULL;
-    cr_assert_eq(query_dominators_run(w.h, NULL, NULL, &d, &err), HS_OK, "%s", err.message);
+    query_dominators *d;
     query_leaks l;
-    cr_assert_eq(query_leaks_run(w.h, d, NULL, NULL, &l, &err), HS_OK, "%s", err.message);
+    report_on(w.h, &d, &l);
     cr_assert_str_eq(l.groups[0].retainer, "app/Main.hs:41:9-30");
     query_leak_edges e;
     cr_assert_eq(query_leaks_group_edges(w.h, d, &l, 0, 0, NULL, NULL, &e, &err), HS_OK, "%s",
