@@ -1,10 +1,11 @@
 /* The leaks view: the era-boundary report (query_leaks), where closures
- * of a newer era retain older ones, grouped by the retaining closures'
- * source location (or info table), the retained constructor and what the
- * retainers are (a thunk, function or stack holds; the rest contain),
- * ranked as `heapscope leaks` does. Enter searches the group's
- * retaining closures and shows their paths merged. Needs era profiling;
- * uses the pause's dominator tree (computed once, view_dominators.c). */
+ * of a newer era retain older ones, grouped by the names of the retainers
+ * and the retained closures and by what the retainers are (a thunk,
+ * function or stack holds; the rest contain), ranked as `heapscope leaks`
+ * does. Enter opens a group's edges (query_leaks_group_edges, as `leaks
+ * --group` lists them) as a tree view whose rows open into each edge's two
+ * closures. Needs era profiling; uses the pause's dominator tree (computed
+ * once, view_dominators.c). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +15,6 @@
 #include "commands.h"
 #include "draw.h"
 #include "heapscope/plural.h"
-#include "search.h"
 #include "term.h"
 #include "tree_view.h"
 #include "tui_curses.h"
@@ -39,7 +39,7 @@ static void leaks_draw(tui_app *app, tui_view *base, int top, int bottom) {
     leaks_view *v = (leaks_view *)base;
     char buf[160];
     snprintf(buf, sizeof buf, "%14s %10s %10s  %-11s  %s", "bytes", "older", "edges", "kind",
-             "newer retainer -> older constructor retained");
+             "newer retainer -> older closure retained");
     tui_fill(top, 0, COLS, tui_attr(TUI_ROLE_NORMAL));
     tui_put(top++, 1, buf, COLS - 1, tui_attr(TUI_ROLE_LABEL) | A_BOLD);
     v->height = bottom - top > 1 ? bottom - top : 1;
