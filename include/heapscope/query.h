@@ -379,7 +379,7 @@ typedef struct query_leak_group {
     char *retainer;        /* the retaining closures' name */
     char *retained;        /* the retained closures' name */
     query_leak_kind kind;  /* what the retainers are (part of the group's key) */
-    bool has_position;     /* the retainer's name comes from IPE data */
+    bool named_by_ipe;     /* the retainer's name comes from IPE data */
     uint32_t id;           /* the group's number before ranking (query_leaks.pairs) */
     uint64_t edges;        /* newer -> older edges of the group */
     uint64_t older;        /* older closures retained only through them */

@@ -165,7 +165,7 @@ static int by_rank(const void *a, const void *b) {
 static hs_status name_pair(heap *h, pair *p, hs_error *err) {
     char name[KEY_MAX];
     bool from_ipe;
-    hs_status st = leaks_info_name(h, p->from_info, name, sizeof name, &p->g.has_position, err);
+    hs_status st = leaks_info_name(h, p->from_info, name, sizeof name, &p->g.named_by_ipe, err);
     if (st == HS_OK && !(p->g.retainer = strdup(name)))
         st = nomem(err);
     if (st == HS_OK)

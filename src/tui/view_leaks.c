@@ -56,7 +56,7 @@ static void leaks_draw(tui_app *app, tui_view *base, int top, int bottom) {
                  g->older, g->edges, query_leak_kind_name(g->kind));
         int x = 1 + tui_put(y, 1, buf, COLS - 1, attr);
         x += tui_put(y, x, g->retainer, COLS - x,
-                     sel ? attr : tui_attr(g->has_position ? TUI_ROLE_LOCATION : TUI_ROLE_ADDRESS));
+                     sel ? attr : tui_attr(g->named_by_ipe ? TUI_ROLE_LOCATION : TUI_ROLE_ADDRESS));
         x += tui_put(y, x, arrow, COLS - x, attr);
         tui_put(y, x, g->retained, COLS - x, sel ? attr : tui_attr(TUI_ROLE_LEAK_EDGE));
     }

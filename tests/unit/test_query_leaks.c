@@ -113,7 +113,7 @@ Test(leaks, groups_edges_and_bytes) {
     const query_leak_group *g = &l.groups[0];
     cr_expect_str_eq(g->retainer, "app/Main.hs:41:9-30");
     cr_expect_str_eq(g->retained, "ghc-prim:GHC.Types::");
-    cr_expect(g->has_position);
+    cr_expect(g->named_by_ipe);
     cr_expect_eq(g->edges, 2);
     cr_expect_eq(g->older, 1);
     cr_expect_eq(g->bytes, (uint64_t)(H + 16) + (H + 8), "%lu", (unsigned long)g->bytes);
@@ -123,7 +123,7 @@ Test(leaks, groups_edges_and_bytes) {
     char bare[64];
     snprintf(bare, sizeof bare, "THUNK_1_0 <info 0x%lx>", (unsigned long)w.bare_info);
     g = group(&l, bare, "main:Main:Shared"); /* shared is held by the holder too */
-    cr_expect(!g->has_position);
+    cr_expect(!g->named_by_ipe);
     cr_expect_eq(g->edges, 1);
     cr_expect_eq(g->older, 0);
     cr_expect_eq(g->bytes, 0);
