@@ -305,11 +305,23 @@ const cli_option cli_option_table[] = {
      "when it exists (by default that is an error;\n"
      ".B dump\n"
      "says so before it pauses the debuggee).\n"},
-    {"limit", 0, "N", false, SEARCH, set_long, FIELD(limit), 0, 1000000000, 0,
-     "stop after N matches (default 100, 0 = all)",
+    {"limit", 0, "N", false, SEARCH | CLI_ON(LEAKS), set_long, FIELD(limit), 0, 1000000000, 0,
+     "stop after N matches (leaks --group: edges; default 100, 0 = all)",
      "stop after\n"
      ".I N\n"
-     "matches (default 100; 0 for no limit).\n"},
+     "matches (default 100; 0 for no limit); for\n"
+     ".BR \"leaks \\-\\-group\" ,\n"
+     "show the\n"
+     ".I N\n"
+     "edges that retain most.\n"},
+    {"group", 0, "N", false, CLI_ON(LEAKS), set_long, FIELD(group), 1, 1000000000, 0,
+     "list the edges of the report's group N (1 = the first row)",
+     "instead of the report, list the edges of its group\n"
+     ".I N\n"
+     "(1 for the first row, as the report numbers and ranks them): each\n"
+     "newer retainer and the older closure it points at, with the bytes only\n"
+     "that edge retains (see\n"
+     ".BR leaks ).\n"},
     FILTER("constructor", "REGEX", QUERY_FILTER_CONSTRUCTOR,
            "constructor name matches a PCRE2 regex (UTF-8)",
            "The constructor's name (without package and module:\n"

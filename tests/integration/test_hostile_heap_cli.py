@@ -73,6 +73,7 @@ class HeapKind(HostileDebuggee):
                                           "--limit", "3"]),
                            ("dominators", ["dominators", sock]),
                            ("leaks", ["leaks", sock]),
+                           ("leaks --group", ["leaks", sock, "--group", "1", "--limit", "0"]),
                            ("snapshot", ["snapshot", sock, "-o", out, "--force"])):
             with self.subTest(what):
                 self.assertNoted(self.run_cmd(*args), what)
