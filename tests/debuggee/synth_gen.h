@@ -1,8 +1,9 @@
 /* Heap generator of the synthetic debuggee.
  *
  * Builds a synth_process whose heap is laid out exactly as GHC 9.10 (or
- * 9.12, 9.14: synth_options.ghc_version) on x86_64 lays it out, with a planted leak: `leak_count` closures of the
- * constructor `main:Main.<leak_constructor>` allocated in era `leak_era`,
+ * 9.12, 9.14: synth_options.ghc_version) on x86_64 lays it out, with a
+ * planted leak: `leak_count` closures of the constructor
+ * `main:Main.<leak_constructor>` allocated in era `leak_era`,
  * retained from a GC root through a chain that passes through a thunk of a
  * newer era that has a source location.
  *

@@ -44,9 +44,13 @@ enum sg_type {
     SG_ANN_FRAME, /* GHC >= 9.14 */
     SG_N_CLOSURE_TYPES
 };
-/* How many closure types GHC `major` has: ANN_FRAME came with 9.14. */
+/* ANN_FRAME (annotateStack's frame) came with GHC 9.14: before, 65 is a
+ * number GHC has no closure type for. */
+static inline bool sg_has_ann_frame(unsigned major) {
+    return major >= 914;
+}
 static inline unsigned sg_closure_types_of(unsigned major) {
-    return major >= 914 ? SG_N_CLOSURE_TYPES : SG_ANN_FRAME;
+    return sg_has_ann_frame(major) ? SG_N_CLOSURE_TYPES : SG_ANN_FRAME;
 }
 
 #define SG_HEAP_END UINT64_C(0x14200000000) /* client's heap range, inclusive */

@@ -137,7 +137,7 @@ static void path_entry(sg_ctx *c, sg_buf *b, const sg_plan *pl, const synth_proc
 static void versions_json(sg_ctx *c, sg_buf *b, const synth_process *p) {
     if (p->ghc_major != 910)
         out(c, b, "  \"ghc_version\": %u,\n", p->ghc_major);
-    if (p->ghc_major >= 914) {
+    if (sg_has_ann_frame(p->ghc_major)) {
         out(c, b, "  \"annotation_frames\": [");
         for (size_t i = 0; i < c->n_ann; i++)
             out(c, b, "%s{\"thread\": \"0x%" PRIx64 "\", \"annotation\": \"0x%" PRIx64 "\"}",

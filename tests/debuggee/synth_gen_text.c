@@ -57,13 +57,13 @@ static uint64_t small_bitmap(const char *map) {
 static bool is_fun(unsigned t) {
     return t >= SG_FUN && t <= SG_FUN_STATIC;
 }
-/* ANN_FRAME is a frame type of GHC >= 9.14 only; before, 65 is a number
- * of --unknown-type, laid out with ptrs and nptrs. */
+/* Before GHC 9.14, 65 is a number of --unknown-type, laid out with ptrs
+ * and nptrs. */
 static bool is_small_frame(const sg_ctx *c, unsigned t) {
     return t == SG_RET_SMALL || t == SG_UPDATE_FRAME || t == SG_CATCH_FRAME ||
            t == SG_UNDERFLOW_FRAME || t == SG_STOP_FRAME || t == SG_ATOMICALLY_FRAME ||
            t == SG_CATCH_RETRY_FRAME || t == SG_CATCH_STM_FRAME ||
-           (t == SG_ANN_FRAME && c->opt->ghc_version >= 914);
+           (t == SG_ANN_FRAME && sg_has_ann_frame(c->opt->ghc_version));
 }
 
 typedef struct ipe_strings {
@@ -285,7 +285,7 @@ static void generated_tables(sg_ctx *c) {
  * annotation; RTS frames have no IPE entry here) and the table of
  * --unknown-type (one pointer, one word, as if it were a constructor). */
 static void option_tables(sg_ctx *c) {
-    if (c->opt->ghc_version >= 914) {
+    if (sg_has_ann_frame(c->opt->ghc_version)) {
         sg_itab *t = &c->tabs[SG_T_ANN_FRAME];
         t->type = SG_ANN_FRAME;
         snprintf(t->bm, sizeof t->bm, "%sP", c->prof ? "NN" : "");

@@ -101,7 +101,7 @@ static void ret_fun_frame(sg_ctx *c, stk *s) {
 /* GHC 9.14: `annotateStack text` pushed an annotation frame; its value
  * (here the text as a byte array) is reachable only through the frame. */
 static void ann_frame(sg_ctx *c, stk *s, int t, const char *text) {
-    if (c->opt->ghc_version < 914)
+    if (!sg_has_ann_frame(c->opt->ghc_version))
         return;
     uint64_t v = sg_arr_words(c, text, strlen(text), SG_SP_GEN0);
     frame(c, s, SG_T_ANN_FRAME, &v, 1);

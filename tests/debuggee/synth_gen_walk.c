@@ -122,7 +122,7 @@ static void walk_frames(rd *r, uint64_t sp, uint64_t end, sg_child_fn emit, void
         uint64_t layout = sg_get64(s);
         unsigned type = sg_get32(s + 8);
         uint64_t n, hdr = 1, fun = 0, big = 0;
-        if (type == SG_ANN_FRAME && r->w->p->ghc_major >= 914)
+        if (type == SG_ANN_FRAME && sg_has_ann_frame(r->w->p->ghc_major))
             type = SG_RET_SMALL; /* the same walk */
         switch (type) {
         case SG_RET_SMALL: case SG_UPDATE_FRAME: case SG_CATCH_FRAME: case SG_UNDERFLOW_FRAME:
