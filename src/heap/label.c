@@ -224,11 +224,8 @@ void heap_closure_label(heap *h, const heap_closure *c, char *buf, size_t cap) {
         heap_lbuf_puts(b, "<not decoded>");
         return;
     }
-    if (c->opaque) {
-        if (c->type < HS_N_CLOSURE_TYPES)
-            heap_lbuf_puts(b, hs_closure_type_name(c->type));
-        else
-            heap_lbuf_printf(b, "UNKNOWN (type %" PRIu32 ")", c->type);
+    if (c->opaque) { /* "UNKNOWN_TYPE_70" for a type the debuggee's GHC has not */
+        heap_lbuf_puts(b, hs_closure_type_name(c->type));
         return;
     }
     switch (c->type) {

@@ -221,7 +221,7 @@ class AbsurdInfo(HeapKind, unittest.TestCase):
                          "--json")
         types = {c["closure"]["address"]: c["closure"].get("type") for c in
                  json.loads(r.stdout)["children"]}
-        self.assertEqual(types[self.hostile["closures"]["type_200"]], "UNKNOWN")
+        self.assertEqual(types[self.hostile["closures"]["type_200"]], "UNKNOWN_TYPE_200")
         self.assertEqual(types[self.hostile["closures"]["type_0"]], "INVALID_OBJECT")
 
 
