@@ -46,3 +46,17 @@ int hs_closure_type_from_name(const char *name) {
             return i;
     return -1;
 }
+
+bool hs_closure_type_parse(const char *name, uint32_t *type) {
+    int known = hs_closure_type_from_name(name);
+    if (known > 0) {
+        *type = (uint32_t)known;
+        return true;
+    }
+    for (uint32_t n = HS_ANN_FRAME; n < sizeof unknown_names / sizeof *unknown_names; n++)
+        if (unknown_names[n] && strcmp(unknown_names[n], name) == 0) {
+            *type = n | HS_CLOSURE_TYPE_UNKNOWN;
+            return true;
+        }
+    return false;
+}

@@ -50,6 +50,10 @@ uint32_t hs_closure_type_of(uint32_t raw, uint32_t ghc_major);
 const char *hs_closure_type_name(uint32_t type);
 /* The number for a name of the table, or -1. */
 int hs_closure_type_from_name(const char *name);
+/* What a type filter matches for `name`: a type of the table (not
+ * INVALID_OBJECT), or UNKNOWN_TYPE_<n> (65 to 255) as heapscope names a
+ * number the debuggee's GHC has not. False for anything else. */
+bool hs_closure_type_parse(const char *name, uint32_t *type);
 
 static inline bool hs_closure_type_is_constructor(uint32_t t) {
     return t >= HS_CONSTR && t <= HS_CONSTR_NOCAF;

@@ -97,6 +97,10 @@ class VersionHeap(PlantedDebuggee):
         self.assertEqual(shown["children"], [], "its pointer is not followed")
         out = self.ok("show", self.debuggee.socket, addr)
         self.assertRegex(out, r"^%s\n$" % line)
+        # the name it prints is one a type filter takes
+        found = self.ok_json("find", self.debuggee.socket, "--type", self.unknown_name,
+                             "--limit", "0")
+        self.assertEqual([m["closure"]["address"] for m in found["matches"]], [addr])
 
     def test_retainers_and_find_follow_the_planted_leak(self):
         out = self.ok_json("retainers", self.debuggee.socket, "--exact", "Leak", "--limit", "1")
