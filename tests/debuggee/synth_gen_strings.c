@@ -8,8 +8,9 @@
  * its array when it is the first to hold them; a byte array that none
  * holds counts itself; a String its cells and heap C# boxes), worked out
  * here from the sizes of what was built, and how many closures a value
- * filter matches (each Text and ByteString and an array holding exactly
- * the value, each String's first cell). Plus a large byte array (its own
+ * filter matches (each Text and ByteString, an array held by neither and
+ * holding exactly the value, each String's first cell: an array under a
+ * Text or PlainPtr is part of that value, which a search meets first). Plus a large byte array (its own
  * block group), twice, whose bytes are (i * 7 + 3) mod 256, for dump. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -46,14 +47,14 @@ static void copy_bytes(sg_ctx *c, sg_planted *r) {
 }
 
 /* A Text over a new array, or over the row's shared array (whose bytes
- * the first Text over it counts; the array matches once). */
+ * the first Text over it counts); the Text matches, its array does not. */
 static void copy_text(sg_ctx *c, sg_planted *r) {
     bool first_on_shared = r->shared && r->count == 0;
     uint64_t arr = r->shared ? r->shared : sg_arr_words(c, r->value, r->len, sg_space_for_era(c));
     uint64_t w[2] = {0, r->len};
     sg_bulk_root(c, sg_con(c, SG_T_TEXT, &arr, w));
     bool with_array = !r->shared || first_on_shared;
-    counted(r, c->H + 24 + (with_array ? arr_bytes(c, r->len) : 0), with_array ? 2 : 1);
+    counted(r, c->H + 24 + (with_array ? arr_bytes(c, r->len) : 0), 1);
 }
 
 static void copy_shared_text(sg_ctx *c, sg_planted *r) {
@@ -68,7 +69,7 @@ static void copy_bytestring(sg_ctx *c, sg_planted *r) {
     uint64_t contents = sg_con(c, SG_T_PLAINPTR, &arr, NULL);
     uint64_t w[2] = {arr + c->H + 8, r->len};
     sg_bulk_root(c, sg_con(c, SG_T_BS, &contents, w));
-    counted(r, (c->H + 24) + (c->H + 8) + arr_bytes(c, r->len), 2);
+    counted(r, (c->H + 24) + (c->H + 8) + arr_bytes(c, r->len), 1);
 }
 
 /* A String of new cells; ASCII heads are the static CHARLIKE closures (not
