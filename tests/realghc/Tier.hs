@@ -28,7 +28,9 @@
 --                allocates a little, so with it the heap is not still.
 --   --slices N   N ByteStrings "slice-000000" .. (6 digits) made by B.take
 --                and B.drop of one larger ByteString, which only they hold:
---                N BS at offsets into one array (over a PlainPtr)
+--                N BS at offsets into one array (over a PlainPtr); and the
+--                same for Text: N Texts "tslice-000000" .. at offsets into
+--                one array (T.take, T.drop)
 --   --malloc N   N ByteStrings "malloc-0" .. over mallocForeignPtrBytes
 --                (contents MallocPtr: a pinned array and an IORef)
 --   --foreign N  N ByteStrings "foreign-0" .. over malloc'd memory
@@ -103,8 +105,16 @@ foreignBS s = do
 slicesOf :: Int -> [B.ByteString]
 slicesOf n = [B.take 12 (B.drop (7 + 12 * i) whole) | i <- [0 .. n - 1]]
   where
-    whole = BC.pack ("slices:" ++ concatMap (\i -> "slice-" ++ pad (show i)) [0 .. n - 1])
-    pad d = replicate (6 - length d) '0' ++ d
+    whole = BC.pack ("slices:" ++ concatMap (\i -> "slice-" ++ pad6 (show i)) [0 .. n - 1])
+
+-- --slices N: N Texts into one array, "tslice-" and 6 digits each.
+textSlicesOf :: Int -> [T.Text]
+textSlicesOf n = [T.take 13 (T.drop (7 + 13 * i) whole) | i <- [0 .. n - 1]]
+  where
+    whole = T.pack ("slices:" ++ concatMap (\i -> "tslice-" ++ pad6 (show i)) [0 .. n - 1])
+
+pad6 :: String -> String
+pad6 d = replicate (6 - length d) '0' ++ d
 
 main :: IO ()
 main = withGhcDebug $ do
@@ -137,10 +147,11 @@ main = withGhcDebug $ do
     labelThread t ("tier-worker-" ++ show i)
   _ <- newStablePtr (Held leaks texts bytes list chunks waiting)
   slices <- mapM evaluate (slicesOf (option "--slices" args))
+  textSlices <- mapM evaluate (textSlicesOf (option "--slices" args))
   mallocs <- mapM (\i -> mallocBS ("malloc-" ++ show i)) [0 .. option "--malloc" args - 1]
   foreigns <- mapM (\i -> foreignBS ("foreign-" ++ show i)) [0 .. option "--foreign" args - 1]
   let lazyLines = map (\i -> "line-" ++ show i) [0 .. option "--lazy-lines" args - 1]
-  _ <- newStablePtr (slices, mallocs, foreigns, lazyLines)
+  _ <- newStablePtr (slices, textSlices, mallocs, foreigns, lazyLines)
   performMajorGC
   -- after the GC: the thunks of lazyLines are updated in place, into
   -- BLACKHOLEs that no later GC short-cuts

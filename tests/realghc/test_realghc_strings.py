@@ -1,7 +1,7 @@
 """heapscope strings and --value on real programs: tests/realghc/Tier.hs
 built by GHC VERSION with the official stub, counted against what its
 source puts in the heap: the 500 Text and 300 ByteString values, ByteString
-slices into one array (--slices), ByteStrings over a MallocPtr (--malloc)
+and Text slices into one array (--slices), ByteStrings over a MallocPtr (--malloc)
 and over malloc'd memory (--foreign: the only ones outside the GHC heap),
 and Strings forced after the last GC (--lazy-lines), which the heap holds
 through the BLACKHOLEs their evaluated thunks became.
@@ -78,6 +78,7 @@ class Strings(unittest.TestCase):
     def test_slices_at_offsets_into_one_array(self):
         for i in range(SLICES):
             self.assertValue("slice-%06d" % i, "ByteString")
+            self.assertValue("tslice-%06d" % i, "Text")
         # the array they share is theirs, not a value of its own
         whole = [v for v in self.rows if v.startswith("slices:")]
         self.assertEqual(whole, [])
@@ -111,6 +112,7 @@ class Strings(unittest.TestCase):
         # the Addr# is an address of this heap: in hex, the length in decimal
         self.assertRegex(bs["label"], r"^BS 0x[0-9a-f]+ 0x[0-9a-f]+ 7$")
         self.assertOneMatch("slice-000007", "BS")
+        self.assertOneMatch("tslice-000007", "Text")
         self.assertOneMatch("malloc-7", "BS")
         self.assertOneMatch("line-7", ":")
         for value, kind in (("text-7", "Text"), ("bytes-7", "ByteString"),
