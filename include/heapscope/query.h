@@ -160,7 +160,7 @@ typedef enum query_filter_kind {
                                        escapes, as query_strings_escape writes): an
                                        ARR_WORDS, Text, BS/PS, or (:) cell of a String,
                                        read through indirections; not an ARR_WORDS under
-                                       a Text or ForeignPtr contents it was shown before */
+                                       a Text or BS/PS it was shown before */
     QUERY_FILTER_KIND_COUNT
 } query_filter_kind;
 

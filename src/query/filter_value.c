@@ -6,11 +6,12 @@
  * the value's length plus one cell), with a closure of scratch space, and
  * through the indirections evaluated thunks leave on the way.
  *
- * As in the strings analysis, a byte array under a Text or a ForeignPtr's
- * contents is part of that value, not a value of its own: the filter
- * remembers the arrays of the Texts and contents it was shown, and such an
- * array does not match. A traversal shows a holder before the array it
- * reached it through, so a search finds a Text's value once, as a Text. */
+ * As in the strings analysis, a byte array under a Text or ByteString is
+ * part of that value, not a value of its own: the filter remembers the
+ * arrays of the Texts and ByteStrings it was shown that hold exactly its
+ * bytes (so few are kept), and such an array does not match. A traversal
+ * shows a holder before the array it reached it through, so a search
+ * finds a Text's value once, as a Text. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,7 +24,7 @@ struct strings_value_filter {
     size_t len;
     heap_closure scratch, scratch2;
     strings_roles roles;
-    u64map held; /* arrays of the Texts and contents seen */
+    u64map held; /* arrays equal to the value under the Texts and ByteStrings seen */
 };
 
 static int hex_digit(char c) {
@@ -146,6 +147,9 @@ static hs_status holder_match(strings_value_filter *f, heap *h, const heap_closu
         arr = f->scratch.edges[0].addr;
     }
     st = decode_role(f, h, arr, &f->scratch, ROLE_BYTES, &ok, err);
+    if (st == HS_OK && ok && f->scratch.count == f->len &&
+        memcmp(f->scratch.bytes, f->bytes, f->len) == 0 && !u64map_put(&f->held, arr, 1))
+        return hs_fail(err, HS_ERR_NOMEM, "out of memory matching values");
     uint64_t off, len;
     if (st != HS_OK || !ok ||
         !strings_slice(h, role, c->words, c->n_words, &f->scratch, &off, &len))
@@ -191,9 +195,6 @@ hs_status strings_value_filter_match(strings_value_filter *f, heap *h, const hea
                                      bool *out, hs_error *err) {
     *out = false;
     strings_role role = c->info ? role_of(f, c->info) : ROLE_NONE;
-    if ((role == ROLE_TEXT8 || role == ROLE_TEXT16 || role == ROLE_CONTENTS) && c->n_edges >= 1 &&
-        !u64map_put(&f->held, c->edges[0].addr, 1))
-        return hs_fail(err, HS_ERR_NOMEM, "out of memory matching values");
     switch (role) {
     case ROLE_BYTES:
         *out = c->count == f->len && !u64map_find(&f->held, c->addr) &&

@@ -10,7 +10,7 @@
  * here from the sizes of what was built, and how many closures a value
  * filter matches (each Text and ByteString, an array held by neither and
  * holding exactly the value, each String's first cell: an array under a
- * Text or PlainPtr is part of that value, which a search meets first). Plus a large byte array (its own
+ * Text or ByteString is part of that value, which a search meets first). Plus a large byte array (its own
  * block group), twice, whose bytes are (i * 7 + 3) mod 256, for dump. */
 #include <inttypes.h>
 #include <stdio.h>

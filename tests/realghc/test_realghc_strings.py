@@ -92,6 +92,10 @@ class Strings(unittest.TestCase):
         self.assertEqual([v for v in self.rows if v.startswith("foreign-")], [])
         out = self.json_of("find", self.program.socket, "--value", "foreign-7")
         self.assertEqual(out["count"], 0)
+        text = self.heapscope("strings", self.program.socket, "--top", "1")
+        self.assertEqual(text.splitlines()[-1],
+                         "not counted: %d ByteStrings over memory outside the GHC heap "
+                         "(malloc'd or static), 0 unevaluated or malformed strings" % FOREIGN)
 
     def test_strings_behind_blackholes(self):
         # the heap holds the lines through BLACKHOLEs (evaluated thunks no GC

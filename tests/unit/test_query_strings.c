@@ -494,8 +494,10 @@ Test(query_strings, value_filter_follows_indirections_and_skips_held_arrays) {
     uint64_t b = qh_con(q, BS, 1, &bh, 2);
     qh_set_ptr(q, b, 1, barr + 8 + 8);
     qh_set_ptr(q, b, 2, 2);
-    uint64_t roots[] = {list, t, alone, b};
-    for (size_t i = 0; i < 4; i++)
+    uint64_t raw = arr(q, "ab", 2);
+    uint64_t raw_plain = qh_con(q, PLAIN, 1, &raw, 0); /* a ForeignPtr's, no ByteString's */
+    uint64_t roots[] = {list, t, alone, b, raw_plain};
+    for (size_t i = 0; i < 5; i++)
         qh_root(q, roots[i]);
     heap *h = qh_open(q);
     query_filters *f;
@@ -509,7 +511,8 @@ Test(query_strings, value_filter_follows_indirections_and_skips_held_arrays) {
     cr_expect(value_matches(h, f, alone), "an array no Text holds is a value");
     cr_expect(value_matches(h, f, b), "a ByteString whose contents are behind a BLACKHOLE");
     cr_expect(!value_matches(h, f, plain));
-    cr_expect(!value_matches(h, f, barr), "the array of contents seen");
+    cr_expect(!value_matches(h, f, barr), "the array of a ByteString seen");
+    cr_expect(value_matches(h, f, raw), "as strings shows it: an ARR_WORDS of its own");
     /* a search (breadth first) meets each holder before its array: one
      * match a value, the Text and ByteString without their arrays */
     uint64_t found[8] = {0};
@@ -517,12 +520,13 @@ Test(query_strings, value_filter_follows_indirections_and_skips_held_arrays) {
     query_search search = {.filters = f, .on_match = collect_match, .ctx = &(match_list){found, &n}};
     query_search_stats st;
     cr_assert_eq(query_search_run(h, &search, &st, &err), HS_OK, "%s", err.message);
-    cr_expect_eq(st.matches, 4);
-    for (size_t i = 0; i < 4; i++) {
+    uint64_t want[5] = {list, t, alone, b, raw};
+    cr_expect_eq(st.matches, 5);
+    for (size_t i = 0; i < 5; i++) {
         bool seen = false;
         for (size_t k = 0; k < n; k++)
-            seen |= found[k] == roots[i];
-        cr_expect(seen, "root %zu matches", i);
+            seen |= found[k] == want[i];
+        cr_expect(seen, "match %zu", i);
     }
     query_filters_free(f);
     qh_free(q);
