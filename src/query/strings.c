@@ -1,6 +1,7 @@
 /* The strings analysis: one breadth-first traversal from the GC roots
  * collects every byte array, Text, ByteString, ForeignPtr contents, (:)
- * cell and C# box it meets (strings_collect.h); strings_rows.c and
+ * cell, C# box and indirection (an evaluated thunk's BLACKHOLE or IND,
+ * through which values are read) it meets (strings_collect.h); strings_rows.c and
  * strings_lists.c then put values together and group them. Only closures
  * of those info tables are shown to the visitor (query_traversal.wants). */
 #include <stdlib.h>

@@ -4,7 +4,9 @@
  * copies of their own, and a tail shared by two Strings is part of both
  * values). Whether a cell's list ends in [] through C# heads only, and its
  * length, is worked out once per cell (memoised along each walk), so
- * shared tails and cycles cost linear time.
+ * shared tails and cycles cost linear time. A head or tail that is an
+ * evaluated thunk's indirection stands for what it leads to
+ * (strings_follow), so a String built lazily is one String, once.
  *
  * A heap holds millions of such cells, and following tails through a hash
  * table from the traversal's (breadth-first) order misses the cache at
