@@ -20,24 +20,30 @@ typedef struct strings_ctx {
 } strings_ctx;
 
 /* Whether the (:) cell whose head is at addr may be part of a String: its
- * head is a C#, an indirection (an evaluated thunk, perhaps to a C#), or
- * not read yet (a static closure, an info table not fetched: the grouping
- * decides). Most lists hold no characters, and
- * keeping only these cells keeps the grouping small. */
+ * head is a C#, or an evaluated thunk's indirection to one (looked through
+ * in the bytes already here), or not read yet (a static closure, an info
+ * table not fetched: the grouping decides). Most lists hold no
+ * characters, and keeping only these cells keeps the grouping small. */
 static bool may_be_string(strings_ctx *x, heap *h, uint64_t head) {
-    size_t len;
-    const uint8_t *b = heap_memory_cached(h, head, &len);
-    if (!b)
-        return true;
-    uint64_t ptr = hs_load_le64(b);
-    strings_role role;
-    if (!strings_roles_peek(&x->roles, ptr, &role)) {
-        const heap_info *info = heap_info_lookup(h, ptr);
-        if (!info)
+    for (int hop = 0; hop <= STRINGS_MAX_HOPS; hop++) {
+        size_t len;
+        const uint8_t *b = heap_memory_cached(h, head, &len);
+        if (!b)
             return true;
-        role = strings_roles_get(&x->roles, info);
+        uint64_t ptr = hs_load_le64(b);
+        strings_role role;
+        if (!strings_roles_peek(&x->roles, ptr, &role)) {
+            const heap_info *info = heap_info_lookup(h, ptr);
+            if (!info)
+                return true;
+            role = strings_roles_get(&x->roles, info);
+        }
+        size_t at = heap_header_bytes(h); /* an indirection's indirectee */
+        if (role != ROLE_IND || len < at + 8)
+            return role == ROLE_CHAR || role == ROLE_IND;
+        head = wire_untag(hs_load_le64(b + at));
     }
-    return role == ROLE_CHAR || role == ROLE_IND;
+    return true;
 }
 
 static bool wants(void *ctx, heap *h, const heap_info *info) {
