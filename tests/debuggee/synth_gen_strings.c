@@ -97,6 +97,31 @@ static void copy_string(sg_ctx *c, sg_planted *r) {
     counted(r, b, 1);
 }
 
+/* An ASCII String as evaluated thunks leave it until a GC removes their
+ * indirections: each tail behind a BLACKHOLE or an IND (in turn), the
+ * String itself reached through a BLACKHOLE. The indirections are no part
+ * of its bytes; its heads are the static CHARLIKE closures. */
+static void copy_lazy_string(sg_ctx *c, sg_planted *r) {
+    uint64_t list = sg_static_tagged(c, SG_S_NIL), b = 0;
+    for (size_t i = r->len; i-- > 0;) {
+        uint64_t tail = sg_ind(c, i % 2 ? SG_T_IND : SG_T_BLACKHOLE, list, 0);
+        list = sg_cons(c, sg_char(c, (uint8_t)r->value[i]), tail);
+        b += c->H + 16;
+    }
+    sg_bulk_root(c, sg_ind(c, SG_T_BLACKHOLE, list, 1));
+    counted(r, b, 1);
+}
+
+/* A BS whose contents field (lazy in ForeignPtr) is an evaluated thunk's
+ * BLACKHOLE over its PlainPtr. */
+static void copy_lazy_bytestring(sg_ctx *c, sg_planted *r) {
+    uint64_t arr = sg_arr_words(c, r->value, r->len, SG_SP_PINNED);
+    uint64_t contents = sg_ind(c, SG_T_BLACKHOLE, sg_con(c, SG_T_PLAINPTR, &arr, NULL), 1);
+    uint64_t w[2] = {arr + c->H + 8, r->len};
+    sg_bulk_root(c, sg_con(c, SG_T_BS, &contents, w));
+    counted(r, (c->H + 24) + (c->H + 8) + arr_bytes(c, r->len), 1);
+}
+
 typedef void (*copy_fn)(sg_ctx *c, sg_planted *r);
 
 /* A value and how its copies are made, in order. */
@@ -112,6 +137,8 @@ static const struct {
     {"planted string \xce\xbb", "String", {copy_string, copy_string, copy_string}, 3},
     {"planted mixed", "ARR_WORDS,Text,ByteString,String",
      {copy_string, copy_bytestring, copy_text, copy_bytes}, 4},
+    {"planted lazy", "ByteString,String",
+     {copy_lazy_string, copy_lazy_bytestring, copy_lazy_string}, 3},
 };
 
 void sg_strings_build(sg_ctx *c) {
