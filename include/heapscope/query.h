@@ -158,7 +158,9 @@ typedef enum query_filter_kind {
                                        "thunk") never match, inverted or not */
     QUERY_FILTER_VALUE,             /* string or byte array whose value is the text (\xNN
                                        escapes, as query_strings_escape writes): an
-                                       ARR_WORDS, Text, BS/PS, or (:) cell of a String */
+                                       ARR_WORDS, Text, BS/PS, or (:) cell of a String,
+                                       read through indirections; not an ARR_WORDS under
+                                       a Text or BS/PS it was shown before */
     QUERY_FILTER_KIND_COUNT
 } query_filter_kind;
 
@@ -658,12 +660,15 @@ typedef struct query_strings {
     query_strings_row *rows; /* sorted by wasted bytes, then bytes, descending; then value */
     size_t n_rows;
     uint64_t total_count, total_bytes, total_wasted;
-    uint64_t external;   /* ByteStrings whose bytes are outside the GHC heap (malloc'd,
-                            static): their value cannot be read, they are not counted */
-    uint64_t skipped;    /* Text/ByteString slices outside their array, and lists of C#
-                            not fully evaluated, longer than QUERY_STRINGS_MAX_LIST, or
-                            beyond a budget of characters (twice the cells) that Strings
-                            sharing long tails would otherwise exceed */
+    uint64_t external;   /* ByteStrings whose bytes are outside the GHC heap (over a
+                            PlainForeignPtr or FinalPtr: malloc'd or static memory):
+                            their value cannot be read, they are not counted */
+    uint64_t skipped;    /* Text/ByteString slices outside their array, ByteStrings
+                            whose contents are not evaluated, and lists of C# not fully
+                            evaluated (a thunk, or a BLACKHOLE under evaluation, on the
+                            way), longer than QUERY_STRINGS_MAX_LIST, or beyond a budget
+                            of characters (twice the cells) that Strings sharing long
+                            tails would otherwise exceed */
     query_unreadable unreadable; /* closures left out: they could not be read */
     void *storage;       /* the rows' values */
 } query_strings;
@@ -679,8 +684,10 @@ typedef struct query_strings_spec {
     void *progress_ctx;
 } query_strings_spec;
 
-/* Groups by value the strings and byte arrays reachable from the GC roots.
- * A copy's bytes are its own closures: a Text or ByteString counts its
+/* Groups by value the strings and byte arrays reachable from the GC roots,
+ * read through the indirections evaluated thunks leave (BLACKHOLE, IND,
+ * IND_STATIC whose indirectee is the value; they are no part of a copy's
+ * bytes). A copy's bytes are its own closures: a Text or ByteString counts its
  * constructor plus its array (and a ByteString its PlainPtr/MallocPtr)
  * when it is the first (breadth first) to hold that array, so an array
  * shared by slices is counted once; an array held by no Text or

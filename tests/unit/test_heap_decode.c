@@ -58,6 +58,34 @@ static void constructor(bool prof) {
 Test(heap_decode, constructor) { constructor(false); }
 Test(heap_decode, constructor_profiled) { constructor(true); }
 
+/* A constructor's word that is an address of this heap (an Addr# into a
+ * block, a static closure read this pause, the program's code) prints in
+ * hex; any other word, however large, in decimal. */
+Test(heap_decode, constructor_address_words) {
+    ht t;
+    ht_init(&t, false);
+    fake_con(t.f, I_LEAK, HS_CONSTR, 1, 5, "bytestring:Data.ByteString.Internal.Type.BS");
+    fake_con(t.f, I_INT, HS_CONSTR_0_1, 0, 1, "ghc-prim:GHC.Types.I#");
+    uint64_t a = BLK + 0x100, p = ht_hdr(&t, a, I_LEAK);
+    uint64_t inner = BLK + 0x200, statik = STATIC + 0x10;
+    ht_hdr(&t, inner, I_INT);
+    fake_w64(t.f, inner + t.H, 7);
+    ht_hdr(&t, statik, I_INT);
+    fake_w64(t.f, p, inner + 1);
+    uint64_t words[5] = {BLK + 0x213, 43, statik, I_LEAK, UINT64_C(0x4c8000)};
+    for (int i = 0; i < 5; i++)
+        fake_w64(t.f, p + 8 + 8 * (uint64_t)i, words[i]);
+    ht_open(&t);
+    ht_ok(&t, statik); /* the static closure is read in this pause */
+    ht_ok(&t, a);
+    char want[128];
+    snprintf(want, sizeof want, "BS 0x%llx 0x%llx 43 0x%llx 0x%llx %llu",
+             (unsigned long long)inner, (unsigned long long)(BLK + 0x213),
+             (unsigned long long)statik, (unsigned long long)I_LEAK, 0x4c8000ULL);
+    cr_expect_str_eq(ht_label(&t), want);
+    ht_fini(&t);
+}
+
 static void special_constructors(bool prof) {
     ht t;
     ht_init(&t, prof);
