@@ -39,7 +39,9 @@ typedef struct cli_common {
     const char *by;    /* census: bucket kinds, "A" or "A,B" (default "type") */
     const char *sort;  /* census, thunks: column (default "bytes") */
     long top;          /* census, thunks, strings: rows shown (census: per level), 0 = all */
-    long limit;        /* retainers, find: matches shown, 0 = all (default 100) */
+    long limit;        /* retainers, find (matches), leaks --group (edges) shown, 0 = all
+                          (default 100) */
+    long group;        /* leaks: the group whose edges to list (1 = the first), 0 = none */
     cli_filter_arg filters[CLI_MAX_FILTERS];
     size_t n_filters;
     const char *output; /* snapshot, dump: -o FILE */

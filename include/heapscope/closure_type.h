@@ -1,4 +1,5 @@
-/* GHC closure type numbers and names (heap-layout.md §2). */
+/* GHC closure type numbers and names (heap-layout.md §2; ANN_FRAME from
+ * GHC 9.14's rts/include/rts/storage/ClosureTypes.h, doc/ghc-versions.md). */
 #ifndef HEAPSCOPE_CLOSURE_TYPE_H
 #define HEAPSCOPE_CLOSURE_TYPE_H
 
@@ -21,19 +22,38 @@
     X(ATOMICALLY_FRAME, 55) X(CATCH_RETRY_FRAME, 56) X(CATCH_STM_FRAME, 57)                 \
     X(WHITEHOLE, 58) X(SMALL_MUT_ARR_PTRS_CLEAN, 59) X(SMALL_MUT_ARR_PTRS_DIRTY, 60)        \
     X(SMALL_MUT_ARR_PTRS_FROZEN_DIRTY, 61) X(SMALL_MUT_ARR_PTRS_FROZEN_CLEAN, 62)           \
-    X(COMPACT_NFDATA, 63) X(CONTINUATION, 64)
+    X(COMPACT_NFDATA, 63) X(CONTINUATION, 64) X(ANN_FRAME, 65)
 
 enum hs_closure_type {
 #define HS_CLOSURE_TYPE_ENUM(name, num) HS_##name = num,
     HS_CLOSURE_TYPE_LIST(HS_CLOSURE_TYPE_ENUM)
 #undef HS_CLOSURE_TYPE_ENUM
-    HS_N_CLOSURE_TYPES = 65
+    HS_N_CLOSURE_TYPES = 66 /* every GHC heapscope knows (9.2 to 9.14) */
 };
 
-/* "CONSTR_2_0", ...; "UNKNOWN" for numbers outside the table. */
+/* Set on a closure type that the debuggee's GHC does not have (a number
+ * not below hs_closure_types_of its version): heapscope decodes such a
+ * closure as an opaque leaf and names it UNKNOWN_TYPE_<number>. */
+#define HS_CLOSURE_TYPE_UNKNOWN 0x80000000u
+
+/* How many closure types the RTS of GHC `ghc_major` (__GLASGOW_HASKELL__,
+ * 0 = not known: the newest) has: 65 up to 9.12, 66 (ANN_FRAME) from 9.14. */
+uint32_t hs_closure_types_of(uint32_t ghc_major);
+/* The closure type heapscope works with for `raw`, the type of an info
+ * table of GHC `ghc_major`: raw itself, or raw | HS_CLOSURE_TYPE_UNKNOWN
+ * when that GHC has no such type. */
+uint32_t hs_closure_type_of(uint32_t raw, uint32_t ghc_major);
+
+/* "CONSTR_2_0", ...; "UNKNOWN_TYPE_70" for a number outside the table
+ * (with or without HS_CLOSURE_TYPE_UNKNOWN), "UNKNOWN_TYPE_LARGE" beyond
+ * 255 (no GHC comes near). A static string. */
 const char *hs_closure_type_name(uint32_t type);
-/* The number for a name, or -1. */
+/* The number for a name of the table, or -1. */
 int hs_closure_type_from_name(const char *name);
+/* What a type filter matches for `name`: a type of the table (not
+ * INVALID_OBJECT), or UNKNOWN_TYPE_<n> (65 to 255) as heapscope names a
+ * number the debuggee's GHC has not. False for anything else. */
+bool hs_closure_type_parse(const char *name, uint32_t *type);
 
 static inline bool hs_closure_type_is_constructor(uint32_t t) {
     return t >= HS_CONSTR && t <= HS_CONSTR_NOCAF;

@@ -158,7 +158,9 @@ typedef enum query_filter_kind {
                                        "thunk") never match, inverted or not */
     QUERY_FILTER_VALUE,             /* string or byte array whose value is the text (\xNN
                                        escapes, as query_strings_escape writes): an
-                                       ARR_WORDS, Text, BS/PS, or (:) cell of a String */
+                                       ARR_WORDS, Text, BS/PS, or (:) cell of a String,
+                                       read through indirections; not an ARR_WORDS under
+                                       a Text or BS/PS it was shown before */
     QUERY_FILTER_KIND_COUNT
 } query_filter_kind;
 
@@ -341,9 +343,14 @@ void query_dominator_rows_free(query_dominator_row *rows, size_t n_rows);
 /* Every edge of the reachable heap (as the dominator tree sees it: WEAK
  * closures retain nothing) from a closure of a newer era to one of an
  * older era; era 0 is no era (static closures carry it), so edges from or
- * to it are not counted. Edges are grouped by the retaining closure's key
- * (its source location, else its info table: the census "thunk" key, for
- * any closure) and the retained closure's census "constructor" key.
+ * to it are not counted. Edges are grouped by the best names of the two
+ * closures' info tables: a constructor's description (package:Module:Name,
+ * as census --by constructor shows it), else the IPE label and source
+ * location (either alone, or the info-table symbol when both are missing),
+ * else the closure type and "<info 0xP>" (so a group without IPE is one
+ * info table). A group is one (retainer name, retained
+ * name, retainer kind): its edges are exactly the edges whose two info
+ * tables have those names.
  *
  * The older closures retained only through a group: those c whose
  * immediate dominator is a newer closure p with an edge p -> c of the
@@ -383,11 +390,11 @@ const char *query_leak_kind_name(query_leak_kind k);
 bool query_leak_kind_holds(query_leak_kind k);
 
 typedef struct query_leak_group {
-    char *retainer;        /* the retaining closures' key */
-    char *retained;        /* the retained closures' constructor key */
+    char *retainer;        /* the retaining closures' name */
+    char *retained;        /* the retained closures' name */
     query_leak_kind kind;  /* what the retainers are (part of the group's key) */
-    bool has_position;     /* retainer is a source location (else "<info 0x...>") */
-    uint64_t info_ptr;     /* the example retainer's info table */
+    bool named_by_ipe;     /* the retainer's name comes from IPE data */
+    uint32_t id;           /* the group's number before ranking (query_leaks.pairs) */
     uint64_t edges;        /* newer -> older edges of the group */
     uint64_t older;        /* older closures retained only through them */
     uint64_t bytes;        /* their retained sizes */
@@ -395,12 +402,20 @@ typedef struct query_leak_group {
     uint64_t from_era, to_era;
 } query_leak_group;
 
+/* Which group the edges between two info tables are in. */
+typedef struct query_leak_pair {
+    uint64_t from_info, to_info;
+    uint32_t group_id; /* query_leak_group.id */
+} query_leak_pair;
+
 typedef struct query_leaks {
     query_leak_group *groups; /* in the ranking above (ties: edges, then keys) */
     size_t n_groups;
     uint64_t edges;           /* all newer -> older edges */
     uint64_t closures;        /* reachable closures looked at */
     uint64_t bytes;           /* the union over all groups (see above) */
+    query_leak_pair *pairs;   /* by from_info, then to_info */
+    size_t n_pairs;
 } query_leaks;
 
 /* HS_OK when h is era-profiled (+RTS -he), else a usage error saying so. */
@@ -410,6 +425,32 @@ hs_status query_leaks_usable(heap *h, hs_error *err);
 hs_status query_leaks_run(heap *h, const query_dominators *d, query_progress_fn progress,
                           void *progress_ctx, query_leaks *out, hs_error *err);
 void query_leaks_free(query_leaks *l);
+
+/* One edge of a group: newer retainer -> older closure. */
+typedef struct query_leak_edge {
+    uint64_t from, to;
+    uint64_t from_era, to_era;
+    uint64_t bytes;  /* to's retained size when from is its immediate dominator (the
+                        group's bytes count it), else 0 */
+    uint32_t field;  /* the edge's index in from's heap_closure.edges */
+} query_leak_edge;
+
+typedef struct query_leak_edges {
+    query_leak_edge *items; /* most bytes first, ties in the order met (breadth first) */
+    size_t count;
+    uint64_t total;         /* the group's edges; more than count when the limit cut */
+} query_leak_edges;
+
+/* The edges of l->groups[group], l being the report of d's pause: one walk
+ * as query_leaks_run's, keeping at most limit edges (0: all; memory then
+ * about 48 bytes an edge of the group, else twice the limit). */
+hs_status query_leaks_group_edges(heap *h, const query_dominators *d, const query_leaks *l,
+                                  size_t group, uint64_t limit, query_progress_fn progress,
+                                  void *progress_ctx, query_leak_edges *out, hs_error *err);
+void query_leak_edges_free(query_leak_edges *e);
+/* The field of e's retainer that holds the older closure ("Field 2",
+ * "Frame 1 Pointer"), or "field N" when the retainer cannot be read. */
+void query_leak_edge_label(heap *h, const query_leak_edge *e, char *buf, size_t cap);
 
 /* ---- merged root paths (issue 12 §3) ---------------------------------- */
 
@@ -631,12 +672,15 @@ typedef struct query_strings {
     query_strings_row *rows; /* sorted by wasted bytes, then bytes, descending; then value */
     size_t n_rows;
     uint64_t total_count, total_bytes, total_wasted;
-    uint64_t external;   /* ByteStrings whose bytes are outside the GHC heap (malloc'd,
-                            static): their value cannot be read, they are not counted */
-    uint64_t skipped;    /* Text/ByteString slices outside their array, and lists of C#
-                            not fully evaluated, longer than QUERY_STRINGS_MAX_LIST, or
-                            beyond a budget of characters (twice the cells) that Strings
-                            sharing long tails would otherwise exceed */
+    uint64_t external;   /* ByteStrings whose bytes are outside the GHC heap (over a
+                            PlainForeignPtr or FinalPtr: malloc'd or static memory):
+                            their value cannot be read, they are not counted */
+    uint64_t skipped;    /* Text/ByteString slices outside their array, ByteStrings
+                            whose contents are not evaluated, and lists of C# not fully
+                            evaluated (a thunk, or a BLACKHOLE under evaluation, on the
+                            way), longer than QUERY_STRINGS_MAX_LIST, or beyond a budget
+                            of characters (twice the cells) that Strings sharing long
+                            tails would otherwise exceed */
     query_unreadable unreadable; /* closures left out: they could not be read */
     void *storage;       /* the rows' values */
 } query_strings;
@@ -652,8 +696,10 @@ typedef struct query_strings_spec {
     void *progress_ctx;
 } query_strings_spec;
 
-/* Groups by value the strings and byte arrays reachable from the GC roots.
- * A copy's bytes are its own closures: a Text or ByteString counts its
+/* Groups by value the strings and byte arrays reachable from the GC roots,
+ * read through the indirections evaluated thunks leave (BLACKHOLE, IND,
+ * IND_STATIC whose indirectee is the value; they are no part of a copy's
+ * bytes). A copy's bytes are its own closures: a Text or ByteString counts its
  * constructor plus its array (and a ByteString its PlainPtr/MallocPtr)
  * when it is the first (breadth first) to hold that array, so an array
  * shared by slices is counted once; an array held by no Text or

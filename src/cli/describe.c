@@ -2,7 +2,11 @@
  * search reports, so every command prints closures one way (step_print.c). */
 #include "describe.h"
 
+#include <inttypes.h>
+
 #include "heapscope/closure_type.h"
+#include "heapscope/query.h"
+#include "output.h"
 #include "search.h"
 
 /* label (cap bytes) and thread (QUERY_THREAD_LABEL_MAX) hold its texts. */
@@ -55,4 +59,26 @@ hs_status cli_print_closure_json(FILE *out, heap *h, const heap_closure *c, hs_e
 hs_status cli_prepare_closure(FILE *out, heap *h, const heap_closure *c, hs_error *err) {
     hs_status st = cli_print_closure_text(out, h, c, err);
     return st == HS_OK ? cli_print_closure_json(out, h, c, err) : st;
+}
+
+hs_status cli_print_address_text(FILE *out, heap *h, heap_closure *scratch, uint64_t addr,
+                                 hs_error *err) {
+    hs_status st = heap_decode(h, addr, scratch, err);
+    if (query_unreadable_status(st)) {
+        fprintf(out, "0x%" PRIx64 "  <could not be read: %s>", addr, err->message);
+        return HS_OK;
+    }
+    return st == HS_OK ? cli_print_closure_text(out, h, scratch, err) : st;
+}
+
+hs_status cli_print_address_json(FILE *out, heap *h, heap_closure *scratch, uint64_t addr,
+                                 hs_error *err) {
+    hs_status st = heap_decode(h, addr, scratch, err);
+    if (query_unreadable_status(st)) {
+        fprintf(out, "{\"address\": \"0x%" PRIx64 "\", \"unreadable\": ", addr);
+        cli_json_string(out, err->message);
+        fputc('}', out);
+        return HS_OK;
+    }
+    return st == HS_OK ? cli_print_closure_json(out, h, scratch, err) : st;
 }

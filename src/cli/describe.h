@@ -12,4 +12,12 @@ hs_status cli_print_closure_text(FILE *out, heap *h, const heap_closure *c, hs_e
  *  "era": ..., "profiling": ..., "location": ...} with no trailing newline. */
 hs_status cli_print_closure_json(FILE *out, heap *h, const heap_closure *c, hs_error *err);
 
+/* The closure at addr (decoded into scratch) as above; one that cannot be
+ * read is "0xA  <could not be read: WHY>", in JSON {"address": ...,
+ * "unreadable": WHY}, and not an error of the command. */
+hs_status cli_print_address_text(FILE *out, heap *h, heap_closure *scratch, uint64_t addr,
+                                 hs_error *err);
+hs_status cli_print_address_json(FILE *out, heap *h, heap_closure *scratch, uint64_t addr,
+                                 hs_error *err);
+
 #endif

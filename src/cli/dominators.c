@@ -51,7 +51,7 @@ int cli_dominators_run(const char *target, const cli_common *common,
     if (st == HS_OK) {
         query_dominators_info info;
         query_dominators_stats(d, &info);
-        st = cmd->report(target, s.heap, d, &info, top, common->json, &err);
+        st = cmd->report(target, s.heap, d, &info, top, common, &err);
         cli_flush_output();
         if (st == HS_OK && !common->json)
             cli_note_unreadable(&info.unreadable);
@@ -83,14 +83,8 @@ void cli_print_retained_json(FILE *out, const query_dominators *d, uint64_t addr
 /* One closure: its retained size, then the closure as roots shows it. */
 static hs_status print_text(heap *h, heap_closure *c, const query_dominated *q,
                             const char *indent, hs_error *err) {
-    hs_status st = heap_decode(h, q->addr, c, err);
     printf("%s%14" PRIu64 "  ", indent, q->retained);
-    if (query_unreadable_status(st)) {
-        printf("0x%" PRIx64 "  <could not be read: %s>\n", q->addr, err->message);
-        return HS_OK;
-    }
-    if (st == HS_OK)
-        st = cli_print_closure_text(stdout, h, c, err);
+    hs_status st = cli_print_address_text(stdout, h, c, q->addr, err);
     if (st == HS_OK)
         putchar('\n');
     return st;
@@ -103,14 +97,7 @@ static hs_status print_json(heap *h, heap_closure *c, const query_dominated *q, 
     else
         fputs("null", stdout);
     fputs(", \"closure\": ", stdout);
-    hs_status st = heap_decode(h, q->addr, c, err);
-    if (query_unreadable_status(st)) {
-        printf("{\"address\": \"0x%" PRIx64 "\", \"unreadable\": ", q->addr);
-        cli_json_string(stdout, err->message);
-        putchar('}');
-        return HS_OK;
-    }
-    return st == HS_OK ? cli_print_closure_json(stdout, h, c, err) : st;
+    return cli_print_address_json(stdout, h, c, q->addr, err);
 }
 
 static hs_status print_rows(heap *h, const query_dominators_info *info,
@@ -157,14 +144,14 @@ static hs_status print_rows(heap *h, const query_dominators_info *info,
 }
 
 static hs_status report(const char *target, heap *h, const query_dominators *d,
-                        const query_dominators_info *info, size_t top, bool json,
-                        hs_error *err) {
+                        const query_dominators_info *info, size_t top,
+                        const cli_common *common, hs_error *err) {
     (void)target;
     query_dominator_row *rows = NULL;
     size_t n_rows = 0;
     hs_status st = query_dominators_top(d, top, DOMINATORS_CHILDREN, &rows, &n_rows, err);
     if (st == HS_OK)
-        st = print_rows(h, info, rows, n_rows, json, err);
+        st = print_rows(h, info, rows, n_rows, common->json, err);
     query_dominator_rows_free(rows, n_rows);
     return st;
 }

@@ -26,14 +26,15 @@ hs_status cli_dominators_compute(heap *h, query_dominators **out, hs_error *err)
 /* A batch command reporting on the pause's dominator tree (dominators,
  * leaks): cli_dominators_run opens the session, lets `usable` refuse the
  * heap before the tree is computed (NULL: any heap), computes the tree,
- * has `report` print (top: --top, else default_top), notes unreadable
- * closures after text output, and closes the session (exit status). */
+ * has `report` print (top: --top, else default_top; common: the other
+ * options), notes unreadable closures after text output, and closes the
+ * session (exit status). */
 typedef struct cli_dominators_command {
     size_t default_top;
     hs_status (*usable)(heap *h, hs_error *err);
     hs_status (*report)(const char *target, heap *h, const query_dominators *d,
-                        const query_dominators_info *info, size_t top, bool json,
-                        hs_error *err);
+                        const query_dominators_info *info, size_t top,
+                        const cli_common *common, hs_error *err);
 } cli_dominators_command;
 
 int cli_dominators_run(const char *target, const cli_common *common,

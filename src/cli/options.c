@@ -305,11 +305,23 @@ const cli_option cli_option_table[] = {
      "when it exists (by default that is an error;\n"
      ".B dump\n"
      "says so before it pauses the debuggee).\n"},
-    {"limit", 0, "N", false, SEARCH, set_long, FIELD(limit), 0, 1000000000, 0,
-     "stop after N matches (default 100, 0 = all)",
+    {"limit", 0, "N", false, SEARCH | CLI_ON(LEAKS), set_long, FIELD(limit), 0, 1000000000, 0,
+     "stop after N matches (leaks --group: edges; default 100, 0 = all)",
      "stop after\n"
      ".I N\n"
-     "matches (default 100; 0 for no limit).\n"},
+     "matches (default 100; 0 for no limit); for\n"
+     ".BR \"leaks \\-\\-group\" ,\n"
+     "show the\n"
+     ".I N\n"
+     "edges that retain most.\n"},
+    {"group", 0, "N", false, CLI_ON(LEAKS), set_long, FIELD(group), 1, 1000000000, 0,
+     "list the edges of the report's group N (1 = the first row)",
+     "instead of the report, list the edges of its group\n"
+     ".I N\n"
+     "(1 for the first row, as the report numbers and ranks them): each\n"
+     "newer retainer and the older closure it points at, with the bytes only\n"
+     "that edge retains (see\n"
+     ".BR leaks ).\n"},
     FILTER("constructor", "REGEX", QUERY_FILTER_CONSTRUCTOR,
            "constructor name matches a PCRE2 regex (UTF-8)",
            "The constructor's name (without package and module:\n"
@@ -409,12 +421,18 @@ const cli_option cli_option_table[] = {
            ".B \\ex\\fINN\\fP\n"
            "(two hex digits) for a byte,\n"
            ".B \\e\\e\n"
-           "for a backslash, any other character as itself (UTF-8). A\n"
+           "for a backslash, any other character as itself (UTF-8). Values are\n"
+           "read through the indirections evaluated thunks leave (BLACKHOLE, IND).\n"
+           "A byte array under a\n"
            ".B Text\n"
            "or\n"
            ".B ByteString\n"
-           "whose array holds exactly the value matches with its array, and the\n"
-           "tail of a\n"
+           "met before it (a search meets them first)\n"
+           "is part of that value and does not match: a\n"
+           ".B Text\n"
+           "matches once, as a\n"
+           ".BR Text .\n"
+           "The tail of a\n"
            ".B String\n"
            "matches when it equals the value.\n"),
     FILTER("bucket", "KIND=KEY", QUERY_FILTER_BUCKET,

@@ -72,8 +72,8 @@ static void print_text(const query_strings *s, size_t shown) {
     if (shown < s->n_rows)
         printf("(%zu more values; --top 0 shows all)\n", s->n_rows - shown);
     if (s->external || s->skipped)
-        printf("not counted: %" PRIu64 " ByteStrings outside the GHC heap, %" PRIu64
-               " unevaluated or malformed strings\n",
+        printf("not counted: %" PRIu64 " ByteStrings over memory outside the GHC heap "
+               "(malloc'd or static), %" PRIu64 " unevaluated or malformed strings\n",
                s->external, s->skipped);
     cli_flush_output(); /* the note on stderr comes after the output */
     cli_note_unreadable(&s->unreadable);

@@ -318,7 +318,8 @@ static hs_status decode_body(decode_ctx *d) {
         return heap_dec_mut_arr(d, true);
     case HS_TREC_CHUNK:
         return heap_dec_trec_chunk(d);
-    default: /* INVALID_OBJECT, frames, WHITEHOLE, COMPACT_NFDATA, CONTINUATION, > 64 */
+    default: /* INVALID_OBJECT, frames, WHITEHOLE, COMPACT_NFDATA, CONTINUATION, and
+              * numbers the debuggee's GHC has no type for (HS_CLOSURE_TYPE_UNKNOWN) */
         return decode_opaque(d);
     }
 }

@@ -15,7 +15,7 @@ static bool small_bitmap_frame(uint32_t type) {
     switch (type) {
     case HS_RET_SMALL: case HS_UPDATE_FRAME: case HS_CATCH_FRAME: case HS_UNDERFLOW_FRAME:
     case HS_STOP_FRAME: case HS_ATOMICALLY_FRAME: case HS_CATCH_RETRY_FRAME:
-    case HS_CATCH_STM_FRAME:
+    case HS_CATCH_STM_FRAME: case HS_ANN_FRAME: /* ANN_FRAME: GHC >= 9.14 (header, ann) */
         return true;
     default:
         return false;

@@ -12,7 +12,7 @@
 static bool may_have_srt(uint32_t type) {
     return (type >= HS_FUN && type <= HS_THUNK_STATIC) ||
            (type >= HS_RET_BCO && type <= HS_STOP_FRAME) ||
-           (type >= HS_ATOMICALLY_FRAME && type <= HS_CATCH_STM_FRAME);
+           (type >= HS_ATOMICALLY_FRAME && type <= HS_CATCH_STM_FRAME) || type == HS_ANN_FRAME;
 }
 
 static hs_status parse_info(heap *h, uint64_t ptr, heap_blob raw, info_entry *e, hs_error *err) {
@@ -28,7 +28,8 @@ static hs_status parse_info(heap *h, uint64_t ptr, heap_blob raw, info_entry *e,
     e->pub.layout = hs_load_le64(p);
     e->pub.ptrs = hs_load_le32(p);
     e->pub.nptrs = hs_load_le32(p + 4);
-    e->pub.type = hs_load_le32(p + 8);
+    /* a number this GHC has no closure type for is named and decoded as unknown */
+    e->pub.type = hs_closure_type_of(hs_load_le32(p + 8), h->version.major);
     e->pub.srt_field = (int32_t)hs_load_le32(p + 12);
     return HS_OK;
 }

@@ -2,13 +2,15 @@
  * census keys (heap-layout.md §11.3), except that threads and stacks say
  * more: a TSO its id and label (label_thread.c), a STACK its words in
  * use. Pointers print as 0x + lowercase hex or `null`; non-pointer words
- * in unsigned decimal. Output is always NUL-terminated and silently cut
- * at the buffer's capacity. */
+ * in unsigned decimal, except a constructor's word that is an address of
+ * this heap (known_address), in hex. Output is always NUL-terminated and
+ * silently cut at the buffer's capacity. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "heap_internal.h"
 #include "heapscope/closure_type.h"
 #include "label_internal.h"
 
@@ -121,7 +123,22 @@ static bool is_tuple_name(const char *s) {
     return true;
 }
 
-static void label_constructor(heap_lbuf *b, const heap_closure *c) {
+/* Whether a constructor's non-pointer word is an address this heap knows
+ * (an Addr# into a pinned array, an RTS pointer kept as a word): in a
+ * fetched block, in GHC's heap address range, a static closure read in
+ * this pause, or within the span of the program's info pointers (its
+ * code). Such a word is shown in hex, any other in decimal. */
+static bool known_address(const heap *h, uint64_t w) {
+    if (w >= HEAP_RANGE_LO && w <= HEAP_RANGE_HI)
+        return true;
+    if (!h || w == 0)
+        return false;
+    size_t len;
+    return heap_in_blocks(h, w) || (h->info_hi != 0 && w >= h->info_lo && w <= h->info_hi) ||
+           ((w & 7) == 0 && heap_memory_cached(h, w, &len) != NULL);
+}
+
+static void label_constructor(heap_lbuf *b, const heap *h, const heap_closure *c) {
     const heap_info *i = c->info;
     const char *name = i->con_name ? i->con_name : "?";
     bool types = i->con_package && i->con_module && strcmp(i->con_package, "ghc-prim") == 0 &&
@@ -145,7 +162,14 @@ static void label_constructor(heap_lbuf *b, const heap_closure *c) {
     } else {
         app a = {b, 0};
         heap_lbuf_puts(app_item(&a), name);
-        app_fields(&a, c, HEAP_EDGE_FIELD, i->ptrs);
+        for (uint32_t k = 0; k < i->ptrs; k++)
+            put_addr(app_item(&a), field_at(&fc, HEAP_EDGE_FIELD, k));
+        for (size_t k = 0; k < c->n_words; k++) {
+            if (known_address(h, c->words[k]))
+                put_addr(app_item(&a), c->words[k]);
+            else
+                put_u64(app_item(&a), c->words[k]);
+        }
         app_end(&a);
     }
 }
@@ -231,17 +255,14 @@ void heap_closure_label(heap *h, const heap_closure *c, char *buf, size_t cap) {
         heap_lbuf_puts(b, "<not decoded>");
         return;
     }
-    if (c->opaque) {
-        if (c->type < HS_N_CLOSURE_TYPES)
-            heap_lbuf_puts(b, hs_closure_type_name(c->type));
-        else
-            heap_lbuf_printf(b, "UNKNOWN (type %" PRIu32 ")", c->type);
+    if (c->opaque) { /* "UNKNOWN_TYPE_70" for a type the debuggee's GHC has not */
+        heap_lbuf_puts(b, hs_closure_type_name(c->type));
         return;
     }
     switch (c->type) {
     case HS_CONSTR: case HS_CONSTR_1_0: case HS_CONSTR_0_1: case HS_CONSTR_2_0:
     case HS_CONSTR_1_1: case HS_CONSTR_0_2: case HS_CONSTR_NOCAF:
-        label_constructor(b, c);
+        label_constructor(b, h, c);
         return;
     case HS_THUNK: case HS_THUNK_1_0: case HS_THUNK_0_1: case HS_THUNK_2_0:
     case HS_THUNK_1_1: case HS_THUNK_0_2: case HS_THUNK_STATIC:

@@ -146,14 +146,14 @@ static hs_status parse_value(query_filter *q, const char *text, hs_error *err) {
             q->value = wire_untag(q->value);
         return HS_OK;
     case QUERY_FILTER_TYPE: {
-        int t = hs_closure_type_from_name(text);
-        if (t <= 0) {
+        uint32_t t;
+        if (!hs_closure_type_parse(text, &t)) {
             char names[400];
             type_names(names, sizeof names);
             return hs_fail(err, HS_ERR_USAGE, "unknown closure type '%s'; the types are: %s",
                            text, names);
         }
-        q->value = (uint64_t)t;
+        q->value = t;
         return HS_OK;
     }
     case QUERY_FILTER_MIN_SIZE:

@@ -3,11 +3,20 @@
  * it) equals the filter's bytes. The text is the value with \xNN escapes
  * (and "\\" for a backslash), as query_strings_escape writes it. A Text or
  * ByteString is followed to its array, a String cell along its list (up to
- * the value's length plus one cell), with a closure of scratch space. */
+ * the value's length plus one cell), with a closure of scratch space, and
+ * through the indirections evaluated thunks leave on the way.
+ *
+ * As in the strings analysis, a byte array under a Text or ByteString is
+ * part of that value, not a value of its own: the filter remembers the
+ * arrays of the Texts and ByteStrings it was shown that hold exactly its
+ * bytes (so few are kept), and such an array does not match. A traversal
+ * shows a holder before the array it reached it through, so a search
+ * finds a Text's value once, as a Text. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "heapscope/closure_type.h"
+#include "heapscope/u64map.h"
 #include "strings_internal.h"
 
 struct strings_value_filter {
@@ -15,6 +24,7 @@ struct strings_value_filter {
     size_t len;
     heap_closure scratch, scratch2;
     strings_roles roles;
+    u64map held; /* arrays equal to the value under the Texts and ByteStrings seen */
 };
 
 static int hex_digit(char c) {
@@ -62,30 +72,56 @@ void strings_value_filter_free(strings_value_filter *f) {
     free(f->bytes);
     heap_closure_free(&f->scratch);
     heap_closure_free(&f->scratch2);
+    u64map_free(&f->held);
     free(f);
 }
 
 void strings_value_filter_forget(strings_value_filter *f) {
     memset(&f->roles, 0, sizeof f->roles);
+    u64map_free(&f->held);
+    memset(&f->held, 0, sizeof f->held);
 }
 
 static strings_role role_of(strings_value_filter *f, const heap_info *info) {
     return strings_roles_get(&f->roles, info);
 }
 
-/* Decodes the closure at addr into *out; false (no match) when it cannot
+/* Decodes the closure at addr, or the value the indirections from there
+ * lead to, into *out; *role is ROLE_NONE when it cannot be read (or the
+ * chain is too long). */
+static hs_status decode_value(strings_value_filter *f, heap *h, uint64_t addr, heap_closure *out,
+                              strings_role *role, hs_error *err) {
+    *role = ROLE_NONE;
+    for (int hop = 0; hop <= STRINGS_MAX_HOPS; hop++) {
+        hs_error local;
+        hs_status st = heap_decode(h, addr, out, &local);
+        if (st != HS_OK) {
+            if (query_unreadable_status(st))
+                return HS_OK;
+            if (err)
+                *err = local;
+            return st;
+        }
+        strings_role r = out->info ? role_of(f, out->info) : ROLE_NONE;
+        if (r != ROLE_IND) {
+            *role = r;
+            return HS_OK;
+        }
+        if (out->n_edges < 1)
+            return HS_OK;
+        addr = out->edges[0].addr;
+    }
+    return HS_OK;
+}
+
+/* Decodes the value at addr into *out; false (no match) when it cannot
  * be read or is not of role want. */
 static hs_status decode_role(strings_value_filter *f, heap *h, uint64_t addr, heap_closure *out,
                              strings_role want, bool *ok, hs_error *err) {
-    hs_error local;
-    hs_status st = heap_decode(h, addr, out, &local);
-    *ok = st == HS_OK && out->info && role_of(f, out->info) == want;
-    if (st != HS_OK && !query_unreadable_status(st)) {
-        if (err)
-            *err = local;
-        return st;
-    }
-    return HS_OK;
+    strings_role r;
+    hs_status st = decode_value(f, h, addr, out, &r, err);
+    *ok = st == HS_OK && r == want;
+    return st;
 }
 
 static bool utf16_equals(const strings_value_filter *f, const uint8_t *v, uint64_t bytes) {
@@ -111,6 +147,9 @@ static hs_status holder_match(strings_value_filter *f, heap *h, const heap_closu
         arr = f->scratch.edges[0].addr;
     }
     st = decode_role(f, h, arr, &f->scratch, ROLE_BYTES, &ok, err);
+    if (st == HS_OK && ok && f->scratch.count == f->len &&
+        memcmp(f->scratch.bytes, f->bytes, f->len) == 0 && !u64map_put(&f->held, arr, 1))
+        return hs_fail(err, HS_ERR_NOMEM, "out of memory matching values");
     uint64_t off, len;
     if (st != HS_OK || !ok ||
         !strings_slice(h, role, c->words, c->n_words, &f->scratch, &off, &len))
@@ -138,9 +177,9 @@ static hs_status list_match(strings_value_filter *f, heap *h, const heap_closure
         if (n > f->len - at || memcmp(f->bytes + at, u, n) != 0)
             return HS_OK;
         at += n;
-        if ((st = heap_decode(h, tail, &f->scratch2, err)) != HS_OK)
-            return query_unreadable_status(st) ? HS_OK : st;
-        strings_role r = f->scratch2.info ? role_of(f, f->scratch2.info) : ROLE_NONE;
+        strings_role r;
+        if ((st = decode_value(f, h, tail, &f->scratch2, &r, err)) != HS_OK)
+            return st;
         if (r == ROLE_NIL) {
             *out = at == f->len;
             return HS_OK;
@@ -158,7 +197,8 @@ hs_status strings_value_filter_match(strings_value_filter *f, heap *h, const hea
     strings_role role = c->info ? role_of(f, c->info) : ROLE_NONE;
     switch (role) {
     case ROLE_BYTES:
-        *out = c->count == f->len && memcmp(c->bytes, f->bytes, f->len) == 0;
+        *out = c->count == f->len && !u64map_find(&f->held, c->addr) &&
+               memcmp(c->bytes, f->bytes, f->len) == 0;
         return HS_OK;
     case ROLE_TEXT8:
     case ROLE_TEXT16:

@@ -1,27 +1,25 @@
 /* The era-boundary report (issue 12 §2, query.h): the edges where a newer
- * era retains an older one, grouped by retainer key and retained
- * constructor, ranked by the bytes only they retain.
+ * era retains an older one, grouped by the names of the retainer and the
+ * retained closure, ranked by the bytes only they retain.
  *
- * A first traversal notes each reachable closure's era and info pointer
- * by its dominator-tree number (12 bytes a closure); a second one meets
- * every edge and counts the boundary ones into pairs keyed by the two
- * info pointers, noting each older closure whose immediate dominator is
- * the edge's newer closure (a dominator need not be a predecessor, so the
- * edge is what tells). The pairs are named once each with the census's own
- * keys, pairs whose names and retainer kinds are the same are merged into
- * groups, and a walk of the dominator tree adds up each group's bytes
- * (leaks_nest.c). The ranking puts holds before contents (query.h): in an
- * immutable heap every closure was built from older ones, so a newer
- * constructor or array pointing into an older era is the normal case, and
- * a thunk or function still holding older data is the leak's shape. */
+ * The walk (leaks_walk.c) hands over every boundary edge; they are counted
+ * into pairs keyed by the two info pointers, noting each older closure
+ * whose immediate dominator is the edge's newer closure (a dominator need
+ * not be a predecessor, so the edge is what tells). The pairs are named
+ * once each (leaks_name.c), pairs whose names and retainer kinds are the
+ * same are merged into groups, and a walk of the dominator tree adds up
+ * each group's bytes (leaks_nest.c). The pairs are kept, so that a group's
+ * edges can be listed (leaks_edges.c). The ranking puts holds before
+ * contents (query.h): in an immutable heap every closure was built from
+ * older ones, so a newer constructor or array pointing into an older era
+ * is the normal case, and a thunk or function still holding older data is
+ * the leak's shape. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "heapscope/closure_type.h"
 #include "heapscope/grow.h"
-#include "census_internal.h"
-#include "dominators_map.h"
 #include "leaks_internal.h"
 
 #define KEY_MAX 512
@@ -57,19 +55,16 @@ typedef struct dominated {
 } dominated;
 
 typedef struct leaks_ctx {
-    const dom_map *m;
     const dom_result *res;
-    uint32_t *era;      /* by number: era, saturated at UINT32_MAX - 1; 0 = none */
-    uint64_t *info;     /* by number: info pointer */
-    uint64_t *counted;  /* by number, a bit: in `dominated` already */
+    const leaks_walk *walk;
+    uint64_t *counted;    /* by number, a bit: in `dominated` already */
     dominated *dominated;
     size_t n_dominated, cap_dominated;
     pair *pairs;
     size_t n_pairs, cap_pairs;
-    size_t *slots;      /* open addressing: pair index + 1, 0 = empty */
-    size_t n_slots;     /* a power of two */
+    size_t *slots;        /* open addressing: pair index + 1, 0 = empty */
+    size_t n_slots;       /* a power of two */
     uint64_t edges;
-    bool failed;
 } leaks_ctx;
 
 static size_t hash_pair(uint64_t a, uint64_t b) {
@@ -114,66 +109,32 @@ static pair *pair_of(leaks_ctx *x, uint64_t from_info, uint64_t to_info) {
     return p;
 }
 
-static uint32_t era_of(const heap *h, const heap_closure *c) {
-    uint64_t e;
-    if (!heap_closure_era(h, c, &e))
-        return 0;
-    return e >= UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)e;
-}
-
-/* ---- pass 1: eras and info pointers ------------------------------------ */
-
-static query_action note(void *ctx, heap *h, const heap_closure *c, uint32_t depth) {
-    (void)depth;
+/* An edge of the walk: counted into its pair. */
+static bool count_edge(void *ctx, const heap_closure *c, size_t e, uint32_t v, uint32_t s) {
     leaks_ctx *x = ctx;
-    uint32_t v = dom_map_id(x->m, c->addr);
-    if (v) {
-        x->era[v] = era_of(h, c);
-        x->info[v] = c->info_ptr;
+    const leaks_walk *w = x->walk;
+    pair *p = pair_of(x, w->info[v], w->info[s]);
+    if (!p)
+        return false;
+    if (!p->g.edges) {
+        p->g.kind = query_leak_kind_of(c->type);
+        p->g.from = wire_untag(c->addr);
+        p->g.to = wire_untag(c->edges[e].addr);
+        p->g.from_era = w->era[v];
+        p->g.to_era = w->era[s];
     }
-    return c->type == HS_WEAK ? QUERY_SKIP_CHILDREN : QUERY_CONTINUE;
-}
-
-/* ---- pass 2: the boundary edges ---------------------------------------- */
-
-static query_action edges(void *ctx, heap *h, const heap_closure *c, uint32_t depth) {
-    (void)h, (void)depth;
-    leaks_ctx *x = ctx;
-    if (c->type == HS_WEAK)
-        return QUERY_SKIP_CHILDREN;
-    uint32_t v = dom_map_id(x->m, c->addr);
-    uint32_t from_era = v ? x->era[v] : 0;
-    for (size_t e = 0; from_era && e < c->n_edges; e++) {
-        uint32_t s = dom_map_id(x->m, wire_untag(c->edges[e].addr));
-        if (!s || !x->era[s] || x->era[s] >= from_era)
-            continue;
-        pair *p = pair_of(x, x->info[v], x->info[s]);
-        if (!p) {
-            x->failed = true;
-            return QUERY_STOP;
-        }
-        if (!p->g.edges) {
-            p->g.kind = query_leak_kind_of(c->type);
-            p->g.from = wire_untag(c->addr);
-            p->g.to = wire_untag(c->edges[e].addr);
-            p->g.from_era = from_era;
-            p->g.to_era = x->era[s];
-        }
-        p->g.edges++;
-        x->edges++;
-        /* v immediately dominates s: every path to s passes through v, and
-         * this edge; s counts once (v may hold it in several fields) */
-        if (x->res->idom[s] == v && !(x->counted[s / 64] >> (s % 64) & 1)) {
-            x->counted[s / 64] |= UINT64_C(1) << (s % 64);
-            if (!hs_grow((void **)&x->dominated, &x->cap_dominated, x->n_dominated + 1,
-                         sizeof *x->dominated)) {
-                x->failed = true;
-                return QUERY_STOP;
-            }
-            x->dominated[x->n_dominated++] = (dominated){s, (uint32_t)(p - x->pairs)};
-        }
+    p->g.edges++;
+    x->edges++;
+    /* v immediately dominates s: every path to s passes through v, and
+     * this edge; s counts once (v may hold it in several fields) */
+    if (x->res->idom[s] == v && !(x->counted[s / 64] >> (s % 64) & 1)) {
+        x->counted[s / 64] |= UINT64_C(1) << (s % 64);
+        if (!hs_grow((void **)&x->dominated, &x->cap_dominated, x->n_dominated + 1,
+                     sizeof *x->dominated))
+            return false;
+        x->dominated[x->n_dominated++] = (dominated){s, (uint32_t)(p - x->pairs)};
     }
-    return QUERY_CONTINUE;
+    return true;
 }
 
 /* ---- naming and merging ------------------------------------------------ */
@@ -202,33 +163,25 @@ static int by_rank(const void *a, const void *b) {
 }
 
 static hs_status name_pair(heap *h, pair *p, hs_error *err) {
-    char key[KEY_MAX];
-    hs_status st = census_key_of_raw(h, QUERY_CENSUS_BY_SOURCE, p->from_info, key, sizeof key,
-                                     err);
-    if (st != HS_OK)
-        return st;
-    p->g.has_position = strcmp(key, "<no location>") != 0;
-    if (!p->g.has_position)
-        st = census_key_of_raw(h, QUERY_CENSUS_BY_THUNK, p->from_info, key, sizeof key, err);
-    if (st != HS_OK)
-        return st;
-    p->g.info_ptr = p->from_info;
-    p->g.retainer = strdup(key);
-    st = census_key_of_raw(h, QUERY_CENSUS_BY_CONSTRUCTOR, p->to_info, key, sizeof key, err);
-    if (st != HS_OK)
-        return st;
-    p->g.retained = strdup(key);
-    return p->g.retainer && p->g.retained ? HS_OK : nomem(err);
+    char name[KEY_MAX];
+    bool from_ipe;
+    hs_status st = leaks_info_name(h, p->from_info, name, sizeof name, &p->g.named_by_ipe, err);
+    if (st == HS_OK && !(p->g.retainer = strdup(name)))
+        st = nomem(err);
+    if (st == HS_OK)
+        st = leaks_info_name(h, p->to_info, name, sizeof name, &from_ipe, err);
+    if (st == HS_OK && !(p->g.retained = strdup(name)))
+        st = nomem(err);
+    return st;
 }
 
 static int pairs_by_keys(const void *a, const void *b) {
     return by_keys(&(*(pair *const *)a)->g, &(*(pair *const *)b)->g);
 }
 
-/* Names the pairs and merges those whose keys are the same text (and
- * whose retainers are of one kind) into
- * out->groups (the first one's example edge is kept); each pair learns
- * its group. */
+/* Names the pairs and merges those whose names are the same text (and
+ * whose retainers are of one kind) into out->groups (the first one's
+ * example edge is kept); each pair learns its group. */
 static hs_status build_groups(heap *h, leaks_ctx *x, query_leaks *out, hs_error *err) {
     out->groups = calloc(x->n_pairs ? x->n_pairs : 1, sizeof *out->groups);
     pair **order = malloc((x->n_pairs ? x->n_pairs : 1) * sizeof *order);
@@ -248,6 +201,7 @@ static hs_status build_groups(heap *h, leaks_ctx *x, query_leaks *out, hs_error 
             continue;
         }
         p->group = (uint32_t)out->n_groups;
+        p->g.id = p->group;
         out->groups[out->n_groups++] = p->g;
         p->g.retainer = p->g.retained = NULL; /* owned by the group now */
     }
@@ -256,19 +210,17 @@ static hs_status build_groups(heap *h, leaks_ctx *x, query_leaks *out, hs_error 
 }
 
 /* older and bytes of each group (leaks_nest.c), then the ranking. */
-static hs_status add_bytes(leaks_ctx *x, query_leaks *out, hs_error *err) {
-    uint32_t *group_of = x->era; /* the eras are no longer needed */
-    size_t n1 = (size_t)dom_map_count(x->m) + 1;
-    memset(group_of, 0, n1 * sizeof *group_of);
+static hs_status add_bytes(leaks_ctx *x, leaks_walk *w, uint32_t n_nodes, query_leaks *out,
+                           hs_error *err) {
+    uint32_t *group_of = w->era; /* the eras are no longer needed */
+    memset(group_of, 0, ((size_t)n_nodes + 1) * sizeof *group_of);
     for (size_t i = 0; i < x->n_dominated; i++)
         group_of[x->dominated[i].node] = x->pairs[x->dominated[i].pair].group + 1;
-    free(x->info);
-    x->info = NULL;
     size_t n = out->n_groups ? out->n_groups : 1;
     uint64_t *bytes = calloc(n, sizeof *bytes), *older = calloc(n, sizeof *older);
-    hs_status st = bytes && older ? dom_sum_subtrees(x->res, dom_map_count(x->m), group_of,
-                                                     out->n_groups, bytes, older, &out->bytes, err)
-                                  : hs_fail(err, HS_ERR_NOMEM, "out of memory");
+    hs_status st = bytes && older ? dom_sum_subtrees(x->res, n_nodes, group_of, out->n_groups,
+                                                     bytes, older, &out->bytes, err)
+                                  : nomem(err);
     for (size_t g = 0; st == HS_OK && g < out->n_groups; g++) {
         out->groups[g].bytes += bytes[g];
         out->groups[g].older += older[g];
@@ -280,44 +232,59 @@ static hs_status add_bytes(leaks_ctx *x, query_leaks *out, hs_error *err) {
     return st;
 }
 
+static int by_infos(const void *a, const void *b) {
+    const query_leak_pair *x = a, *y = b;
+    if (x->from_info != y->from_info)
+        return x->from_info < y->from_info ? -1 : 1;
+    return x->to_info < y->to_info ? -1 : x->to_info > y->to_info;
+}
+
+/* The pairs and their groups, for query_leaks_group_edges. */
+static hs_status keep_pairs(const leaks_ctx *x, query_leaks *out, hs_error *err) {
+    out->pairs = malloc((x->n_pairs ? x->n_pairs : 1) * sizeof *out->pairs);
+    if (!out->pairs)
+        return nomem(err);
+    for (size_t i = 0; i < x->n_pairs; i++)
+        out->pairs[i] = (query_leak_pair){x->pairs[i].from_info, x->pairs[i].to_info,
+                                          x->pairs[i].group};
+    out->n_pairs = x->n_pairs;
+    qsort(out->pairs, out->n_pairs, sizeof *out->pairs, by_infos);
+    return HS_OK;
+}
+
+const query_leak_pair *leaks_pair_find(const query_leaks *l, uint64_t from_info,
+                                       uint64_t to_info) {
+    query_leak_pair key = {from_info, to_info, 0};
+    return bsearch(&key, l->pairs, l->n_pairs, sizeof *l->pairs, by_infos);
+}
+
 hs_status query_leaks_run(heap *h, const query_dominators *d, query_progress_fn progress,
                           void *progress_ctx, query_leaks *out, hs_error *err) {
     memset(out, 0, sizeof *out);
     hs_status st = query_leaks_usable(h, err);
     if (st != HS_OK)
         return st;
-    size_t n1 = (size_t)dom_map_count(&d->map) + 1;
-    leaks_ctx x = {.m = &d->map, .res = &d->res, .era = calloc(n1, sizeof *x.era),
-                   .info = calloc(n1, sizeof *x.info),
-                   .counted = calloc(n1 / 64 + 1, sizeof *x.counted)};
-    if (!x.era || !x.info || !x.counted)
-        st = nomem(err);
-    const wire_ptr_list *roots = heap_roots(h), *saved = heap_saved_objects(h);
-    query_starts phases[2] = {{roots->items, roots->count}, {saved->items, saved->count}};
-    query_traversal_stats ts = {0};
-    query_traversal t = {.visit = note, .ctx = &x, .progress = progress,
-                         .progress_ctx = progress_ctx};
-    if (st == HS_OK)
-        st = query_traverse_phases(h, phases, 2, &t, &ts, err);
-    out->closures = ts.visited;
-    t.visit = edges;
-    if (st == HS_OK)
-        st = query_traverse_phases(h, phases, 2, &t, &ts, err);
-    if (st == HS_OK && x.failed)
-        st = nomem(err);
+    uint32_t n_nodes = dom_map_count(&d->map);
+    leaks_ctx x = {.res = &d->res, .counted = calloc((size_t)n_nodes / 64 + 1,
+                                                     sizeof *x.counted)};
+    leaks_walk w = {.on_edge = count_edge, .ctx = &x};
+    x.walk = &w;
+    st = x.counted ? leaks_walk_run(h, d, &w, progress, progress_ctx, err) : nomem(err);
+    out->closures = w.visited;
     out->edges = x.edges;
     if (st == HS_OK)
         st = build_groups(h, &x, out, err);
     if (st == HS_OK)
-        st = add_bytes(&x, out, err);
+        st = add_bytes(&x, &w, n_nodes, out, err);
+    if (st == HS_OK)
+        st = keep_pairs(&x, out, err);
     for (size_t i = 0; i < x.n_pairs; i++) {
         free(x.pairs[i].g.retainer);
         free(x.pairs[i].g.retained);
     }
+    leaks_walk_free(&w);
     free(x.pairs);
     free(x.slots);
-    free(x.era);
-    free(x.info);
     free(x.counted);
     free(x.dominated);
     if (st != HS_OK)
@@ -331,5 +298,6 @@ void query_leaks_free(query_leaks *l) {
         free(l->groups[i].retained);
     }
     free(l->groups);
+    free(l->pairs);
     memset(l, 0, sizeof *l);
 }

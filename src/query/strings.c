@@ -1,6 +1,7 @@
 /* The strings analysis: one breadth-first traversal from the GC roots
  * collects every byte array, Text, ByteString, ForeignPtr contents, (:)
- * cell and C# box it meets (strings_collect.h); strings_rows.c and
+ * cell, C# box and indirection (an evaluated thunk's BLACKHOLE or IND,
+ * through which values are read) it meets (strings_collect.h); strings_rows.c and
  * strings_lists.c then put values together and group them. Only closures
  * of those info tables are shown to the visitor (query_traversal.wants). */
 #include <stdlib.h>
@@ -19,20 +20,30 @@ typedef struct strings_ctx {
 } strings_ctx;
 
 /* Whether the (:) cell whose head is at addr may be part of a String: its
- * head is a C#, or not read yet (a static closure, an info table not
- * fetched: the grouping decides). Most lists hold no characters, and
- * keeping only these cells keeps the grouping small. */
+ * head is a C#, or an evaluated thunk's indirection to one (looked through
+ * in the bytes already here), or not read yet (a static closure, an info
+ * table not fetched: the grouping decides). Most lists hold no
+ * characters, and keeping only these cells keeps the grouping small. */
 static bool may_be_string(strings_ctx *x, heap *h, uint64_t head) {
-    size_t len;
-    const uint8_t *b = heap_memory_cached(h, head, &len);
-    if (!b)
-        return true;
-    uint64_t ptr = hs_load_le64(b);
-    strings_role role;
-    if (strings_roles_peek(&x->roles, ptr, &role))
-        return role == ROLE_CHAR;
-    const heap_info *info = heap_info_lookup(h, ptr);
-    return !info || strings_roles_get(&x->roles, info) == ROLE_CHAR;
+    for (int hop = 0; hop <= STRINGS_MAX_HOPS; hop++) {
+        size_t len;
+        const uint8_t *b = heap_memory_cached(h, head, &len);
+        if (!b)
+            return true;
+        uint64_t ptr = hs_load_le64(b);
+        strings_role role;
+        if (!strings_roles_peek(&x->roles, ptr, &role)) {
+            const heap_info *info = heap_info_lookup(h, ptr);
+            if (!info)
+                return true;
+            role = strings_roles_get(&x->roles, info);
+        }
+        size_t at = heap_header_bytes(h); /* an indirection's indirectee */
+        if (role != ROLE_IND || len < at + 8)
+            return role == ROLE_CHAR || role == ROLE_IND;
+        head = wire_untag(hs_load_le64(b + at));
+    }
+    return true;
 }
 
 static bool wants(void *ctx, heap *h, const heap_info *info) {
@@ -60,7 +71,8 @@ static query_action visit(void *ctx, heap *h, const heap_closure *c, uint32_t de
         return QUERY_CONTINUE;
     strings_role role = strings_roles_get(&x->roles, c->info);
     bool matched = true;
-    if (x->filters && role != ROLE_CONTENTS && role != ROLE_CHAR && role != ROLE_NIL) {
+    if (x->filters && role != ROLE_CONTENTS && role != ROLE_CHAR && role != ROLE_NIL &&
+        role != ROLE_IND && role != ROLE_FOREIGN) {
         hs_status st = query_filters_match(x->filters, h, c, &matched, &x->err);
         if (st != HS_OK)
             return fail(x, st);
@@ -122,6 +134,19 @@ static query_action visit(void *ctx, heap *h, const heap_closure *c, uint32_t de
         if (!u64map_put(&s->nils, c->addr, 1))
             return fail(x, HS_ERR_NOMEM);
         break;
+    case ROLE_FOREIGN:
+        if (!u64map_put(&s->foreign, c->addr, 1))
+            return fail(x, HS_ERR_NOMEM);
+        break;
+    case ROLE_IND: {
+        if (c->n_edges < 1)
+            break;
+        s_ind *o = S_PUSH(s->inds);
+        if (!o)
+            return fail(x, HS_ERR_NOMEM);
+        *o = (s_ind){c->addr, c->edges[0].addr};
+        break;
+    }
     default: break;
     }
     return QUERY_CONTINUE;
@@ -138,7 +163,10 @@ void strings_collect_free(strings_collect *s) {
     free(s->cells.index.slots);
     free(s->chars.items);
     free(s->chars.index.slots);
+    free(s->inds.items);
+    free(s->inds.index.slots);
     u64map_free(&s->nils);
+    u64map_free(&s->foreign);
 }
 
 hs_status query_strings_run(heap *h, const query_strings_spec *spec, query_strings *out,

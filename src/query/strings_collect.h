@@ -29,6 +29,10 @@ typedef struct s_contents { /* PlainPtr, MallocPtr */
     bool claimed;
 } s_contents;
 
+typedef struct s_ind { /* IND, IND_STATIC, BLACKHOLE */
+    uint64_t addr, target;
+} s_ind;
+
 typedef struct s_cell { /* (:) */
     uint64_t addr, head, tail;
     uint32_t size;
@@ -64,10 +68,15 @@ typedef struct strings_collect {
     S_LIST(s_contents) contents;
     S_LIST(s_cell) cells;
     S_LIST(s_char) chars;
+    S_LIST(s_ind) inds;
     u64map nils;
+    u64map foreign; /* PlainForeignPtr, FinalPtr */
 } strings_collect;
 
 void strings_collect_free(strings_collect *s);
+/* Where addr leads through the collected indirections (at most
+ * STRINGS_MAX_HOPS; inds must be indexed): addr itself when it is none. */
+uint64_t strings_follow(const strings_collect *s, uint64_t addr);
 
 /* ---- grouping copies by value (strings_rows.c) ---- */
 typedef struct grouping grouping;

@@ -17,10 +17,18 @@ typedef enum strings_role {
     ROLE_BS,       /* bytestring 0.11+ BS: contents; Addr#, length */
     ROLE_PS,       /* bytestring 0.10 PS: contents; Addr#, offset, length */
     ROLE_CONTENTS, /* PlainPtr / MallocPtr: its first pointer is the array */
+    ROLE_FOREIGN,  /* PlainForeignPtr / FinalPtr: bytes outside the GHC heap */
     ROLE_CONS,     /* (:) */
     ROLE_CHAR,     /* C# */
-    ROLE_NIL       /* [] */
+    ROLE_NIL,      /* [] */
+    ROLE_IND       /* IND, IND_STATIC, BLACKHOLE: an evaluated thunk's value is
+                      its indirectee (a BLACKHOLE under evaluation points to a
+                      TSO or BLOCKING_QUEUE instead) */
 } strings_role;
+
+/* Indirections followed in a row to reach a value: GHC makes chains of
+ * one or two; more is a cycle or a hostile heap, and nothing is read. */
+#define STRINGS_MAX_HOPS 8
 
 strings_role strings_role_of(const heap_info *info);
 

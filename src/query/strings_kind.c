@@ -1,8 +1,11 @@
 /* What the strings analysis recognises, by constructor description
  * (package:module:name, the libraries' own data types): text's Text,
  * bytestring's BS (0.11 and later) and PS (0.10), GHC.ForeignPtr's
- * (GHC.Internal.ForeignPtr's from GHC 9.10) PlainPtr and MallocPtr, and GHC.Types' (:), C# and []. The field counts
- * are checked too, so a same-named type of another shape is left alone.
+ * (GHC.Internal.ForeignPtr's from GHC 9.10) PlainPtr and MallocPtr (bytes
+ * in the heap) and PlainForeignPtr and FinalPtr (bytes outside it), and
+ * GHC.Types' (:), C# and []; by closure type, byte arrays and the
+ * indirections an evaluated thunk leaves. The field counts are checked
+ * too, so a same-named type of another shape is left alone.
  * Plus the UTF-8/UTF-16 conversions and the escaping of values. */
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +22,8 @@ static bool text_is_utf16(const char *package) {
 strings_role strings_role_of(const heap_info *info) {
     if (info->type == HS_ARR_WORDS)
         return ROLE_BYTES;
+    if (info->type == HS_IND || info->type == HS_IND_STATIC || info->type == HS_BLACKHOLE)
+        return ROLE_IND;
     if (!hs_closure_type_is_constructor(info->type) || !info->con_name || !info->con_module)
         return ROLE_NONE;
     const char *m = info->con_module, *n = info->con_name;
@@ -44,10 +49,12 @@ strings_role strings_role_of(const heap_info *info) {
         return ROLE_NONE;
     }
     /* base's module until GHC 9.8; ghc-internal's from GHC 9.10 */
-    if ((strcmp(m, "GHC.ForeignPtr") == 0 || strcmp(m, "GHC.Internal.ForeignPtr") == 0) &&
-        ptrs >= 1 &&
-        (strcmp(n, "PlainPtr") == 0 || strcmp(n, "MallocPtr") == 0))
+    if (strcmp(m, "GHC.ForeignPtr") != 0 && strcmp(m, "GHC.Internal.ForeignPtr") != 0)
+        return ROLE_NONE;
+    if (ptrs >= 1 && (strcmp(n, "PlainPtr") == 0 || strcmp(n, "MallocPtr") == 0))
         return ROLE_CONTENTS;
+    if (strcmp(n, "PlainForeignPtr") == 0 || strcmp(n, "FinalPtr") == 0)
+        return ROLE_FOREIGN;
     return ROLE_NONE;
 }
 

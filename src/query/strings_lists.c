@@ -4,7 +4,9 @@
  * copies of their own, and a tail shared by two Strings is part of both
  * values). Whether a cell's list ends in [] through C# heads only, and its
  * length, is worked out once per cell (memoised along each walk), so
- * shared tails and cycles cost linear time.
+ * shared tails and cycles cost linear time. A head or tail that is an
+ * evaluated thunk's indirection stands for what it leads to
+ * (strings_follow), so a String built lazily is one String, once.
  *
  * A heap holds millions of such cells, and following tails through a hash
  * table from the traversal's (breadth-first) order misses the cache at
@@ -79,7 +81,10 @@ static bool build(heap *h, const strings_collect *s, lists *L) {
         return false;
     size_t n_strings = 0;
     for (size_t i = 0; i < n; i++) {
-        ch[i] = (uint32_t)strings_index_get(&s->chars.index, s->cells.items[i].head);
+        uint64_t head = s->cells.items[i].head;
+        ch[i] = (uint32_t)strings_index_get(&s->chars.index, head);
+        if (!ch[i]) /* an evaluated thunk: its value */
+            ch[i] = (uint32_t)strings_index_get(&s->chars.index, strings_follow(s, head));
         n_strings += ch[i] != 0;
     }
     size_t cap = n_strings ? n_strings : 1;
@@ -170,7 +175,7 @@ static bool resolve(const strings_collect *s, lists *L, size_t i) {
             j = c->next - 1;
             continue;
         }
-        if (u64map_find(&s->nils, c->tail))
+        if (u64map_find(&s->nils, c->tail) || u64map_find(&s->nils, strings_follow(s, c->tail)))
             result = CELL_STRING;
         break; /* [], or an unevaluated or odd tail */
     }
@@ -216,6 +221,10 @@ static bool add_string(strings_collect *s, grouping *g, lists *L, size_t p) {
 static bool add_all(heap *h, strings_collect *s, grouping *g, lists *L, query_strings *out) {
     for (size_t p = 0; p < L->n; p++) {
         uint32_t t = find(h, L, L->c[p].tail, p);
+        if (!t) { /* an evaluated thunk's indirection to the next cell */
+            uint64_t next = strings_follow(s, L->c[p].tail);
+            t = next != L->c[p].tail ? find(h, L, next, p) : 0;
+        }
         if (t) {
             L->c[p].next = t;
             L->c[t - 1].is_tail = true;

@@ -141,6 +141,7 @@ static bool index_all(strings_collect *s) {
     INDEX(s->arrays);
     INDEX(s->contents);
     INDEX(s->chars);
+    INDEX(s->inds);
     return true;
 }
 
@@ -151,14 +152,30 @@ static void *find_in(const addr_index *index, void *items, size_t elem, uint64_t
 }
 #define FIND(list, a) find_in(&(list).index, (list).items, sizeof *(list).items, (a))
 
-/* Text and ByteString copies; they claim their arrays and contents. */
+uint64_t strings_follow(const strings_collect *s, uint64_t addr) {
+    for (int hop = 0; hop < STRINGS_MAX_HOPS; hop++) {
+        uint64_t pos = strings_index_get(&s->inds.index, addr);
+        if (!pos)
+            break;
+        addr = s->inds.items[pos - 1].target;
+    }
+    return addr; /* after too many hops: an indirection, which is no value */
+}
+
+/* Text and ByteString copies; they claim their arrays and contents. A
+ * ByteString's contents field is lazy: it may be an evaluated thunk's
+ * indirection to them. */
 static bool add_holders(heap *h, strings_collect *s, grouping *g, query_strings *out) {
     for (size_t i = 0; i < s->holders.count; i++) {
         const s_holder *o = &s->holders.items[i];
         bool text = o->role == ROLE_TEXT8 || o->role == ROLE_TEXT16;
-        s_contents *ct = text ? NULL : FIND(s->contents, o->target);
-        if (!text && !ct) { /* PlainForeignPtr, FinalPtr: memory outside the heap */
-            out->external++;
+        uint64_t contents = text ? 0 : strings_follow(s, o->target);
+        s_contents *ct = text ? NULL : FIND(s->contents, contents);
+        if (!text && !ct) {
+            if (u64map_find(&s->foreign, contents)) /* malloc'd or static memory */
+                out->external++;
+            else /* not evaluated yet, or unreadable */
+                out->skipped++;
             continue;
         }
         s_array *a = FIND(s->arrays, text ? o->target : ct->array);

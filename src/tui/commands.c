@@ -144,7 +144,9 @@ const tui_command tui_commands[] = {
      "Retainers of the closures whose info table (IPE) has this name", tui_cmd_find_by,
      QUERY_FILTER_CLOSURE_NAME},
     {"Search", "Find address", {C('a')}, EXPL, PAUSED,
-     "The closure at an address, with its retainers", tui_cmd_find_by, QUERY_FILTER_ADDRESS},
+     "The closure at an address (the selected closure's unless another is typed), with its "
+     "retainers",
+     tui_cmd_find_by, QUERY_FILTER_ADDRESS},
     {"Search", "Find info table", {C('t')}, EXPL, PAUSED,
      "Closures with an info-table pointer, with their retainers", tui_cmd_find_by,
      QUERY_FILTER_INFO},
@@ -195,10 +197,12 @@ const tui_command tui_commands[] = {
      "details pane shows retained sizes too",
      tui_cmd_dominators, 0},
     {"Leaks", "Leaks", {'L'}, EXPL, PAUSED | ERA,
-     "Where closures of a newer era retain older ones, grouped by the retaining closures' source "
-     "location (or info table), the retained constructor and the retainers' kind, ranked as "
-     "heapscope leaks ranks them (what thunks, functions and stacks hold first); Enter searches "
-     "a group's retaining closures and shows their paths merged",
+     "Where closures of a newer era retain older ones, grouped by the names of the retainers "
+     "and the retained closures (constructor, IPE label and location, else type and info "
+     "table) and the retainers' kind, ranked as heapscope leaks ranks them (what thunks, "
+     "functions and stacks hold first); Enter opens a group's edges (as leaks --group lists "
+     "them, up to the search limit), each opening into its newer retainer and the field "
+     "holding the older closure",
      tui_cmd_leaks, 0},
 
     {"Leaks", "Retained sizes", {'R'}, EXPL, PAUSED,

@@ -101,9 +101,13 @@ static void match_items(const tui_tree_view *v, items *s, const tui_node *n) {
     if (n->flags & TUI_NODE_MATCH && n->aux < v->n_matches) {
         const tui_match *m = &v->matches[n->aux];
         uint32_t steps = m->n_steps ? m->n_steps - 1 : 0;
-        ADD(s, "Match", TUI_ROLE_MATCH, "%" PRIu64 " of %zu, %u %s from a %s", n->aux + 1,
-            v->n_matches, steps, hs_plural(steps, "step", "steps"),
-            m->from_saved ? "saved object" : "GC root");
+        if (v->match_what)
+            ADD(s, "Match", TUI_ROLE_MATCH, "%" PRIu64 " of %zu, %s", n->aux + 1, v->n_matches,
+                v->match_what);
+        else
+            ADD(s, "Match", TUI_ROLE_MATCH, "%" PRIu64 " of %zu, %u %s from a %s", n->aux + 1,
+                v->n_matches, steps, hs_plural(steps, "step", "steps"),
+                m->from_saved ? "saved object" : "GC root");
         if (m->n_newer)
             ADD(s, "Eras", TUI_ROLE_LEAK_EDGE, "%u %s where a newer era retains an older one",
                 m->n_newer, hs_plural(m->n_newer, "edge", "edges"));

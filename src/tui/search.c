@@ -12,7 +12,6 @@
 #include "commands.h"
 #include "explorer.h"
 #include "footer.h"
-#include "heapscope/grow.h"
 #include "heapscope/plural.h"
 #include "search.h"
 #include "term.h"
@@ -167,6 +166,15 @@ void tui_search_submit_limit(tui_app *app) {
 void tui_cmd_find_by(tui_app *app, int kind) {
     tui_prompt_open(app, TUI_PROMPT_FILTER_FIND, (query_filter_kind)kind, false,
                     prompt_text((query_filter_kind)kind));
+    /* the selected closure's retainers are an Enter away (typing replaces it) */
+    tui_view *v = tui_app_view(app);
+    uint64_t addr = kind == QUERY_FILTER_ADDRESS && v && v->ops->selected
+                        ? v->ops->selected(app, v) : 0;
+    if (addr) {
+        char text[32];
+        snprintf(text, sizeof text, "0x%" PRIx64, addr);
+        tui_input_set_default(&app->prompt.in, text);
+    }
 }
 
 void tui_cmd_add_filter(tui_app *app, int kind) {
@@ -266,35 +274,11 @@ static bool on_match(void *ctx, heap *h, const query_match *m) {
     tui_tree_view *v = x->v;
     if (m->n_steps == 0)
         return !tui_progress_poll();
-    if (!hs_grow((void **)&v->steps, &v->steps_cap, v->n_steps + m->n_steps, sizeof *v->steps) ||
-        !hs_grow((void **)&v->matches, &v->matches_cap, v->n_matches + 1, sizeof *v->matches)) {
+    const char *start = m->from_saved_object ? "Saved Object" : "GC Roots";
+    if (!tui_tree_view_add_path(v, m, start, "0")) {
         x->out_of_memory = true;
         return false;
     }
-    tui_match *keep = &v->matches[v->n_matches];
-    *keep = (tui_match){.first_step = v->n_steps, .n_steps = (uint32_t)m->n_steps,
-                        .n_newer = (uint32_t)m->n_newer_retains_older,
-                        .from_saved = m->from_saved_object};
-    for (size_t i = 0; i < m->n_steps; i++) {
-        const query_step *s = &m->steps[i];
-        const char *edge = i > 0 && s->edge ? s->edge
-                           : m->from_saved_object ? "Saved Object" : "GC Roots";
-        uint32_t off = tui_tree_intern(&v->tree, edge);
-        if (off == TUI_STR_NONE) {
-            x->out_of_memory = true;
-            return false;
-        }
-        v->steps[v->n_steps++] = (tui_step){.addr = s->addr, .edge = off,
-                                            .newer = s->newer_retains_older};
-    }
-    tui_node_id id = tui_tree_add(&v->tree, TUI_NODE_NONE, "0", TUI_NODE_CLOSURE,
-                                  m->steps[m->n_steps - 1].addr, v->n_matches);
-    if (id == TUI_NODE_NONE) {
-        x->out_of_memory = true;
-        return false;
-    }
-    tui_tree_node(&v->tree, id)->flags = TUI_NODE_MATCH | (keep->n_newer ? TUI_NODE_LEAK : 0);
-    v->n_matches++;
     hs_error err = {0};
     if (v->merged && query_merged_add(tui_merged_ref_tree(v->merged), m, &err) != HS_OK) {
         tui_merged_ref_drop(v->merged); /* the list stays; only the merged paths go */

@@ -30,9 +30,13 @@ uint32_t tui_tree_intern(tui_tree *t, const char *s) {
     size_t n = strlen(s) + 1;
     if (t->str_len + n >= TUI_STR_NONE)
         return TUI_STR_NONE;
+    /* s may be a string of the pool itself (tui_tree_str), which growing moves */
+    uintptr_t at = (uintptr_t)s, pool = (uintptr_t)t->strings;
+    bool inside = t->strings && at >= pool && at < pool + t->str_len;
+    size_t from = inside ? (size_t)(at - pool) : 0;
     if (!hs_grow((void **)&t->strings, &t->str_cap, t->str_len + n, 1))
         return TUI_STR_NONE;
-    memcpy(t->strings + t->str_len, s, n);
+    memcpy(t->strings + t->str_len, inside ? t->strings + from : s, n);
     uint32_t off = (uint32_t)t->str_len;
     t->str_len += n;
     return off;

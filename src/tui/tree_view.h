@@ -34,6 +34,8 @@ typedef struct tui_tree_view {
     size_t sel, top;    /* selected row, first row on screen */
     int height;         /* rows of the tree area at the last draw (for paging) */
     const char *empty;  /* what the view says when it has no rows */
+    const char *match_what; /* what a match is, for the details pane (static); NULL: a
+                               search's, steps from a GC root or saved object */
     tui_step *steps;
     size_t n_steps, steps_cap;
     tui_match *matches;
@@ -55,6 +57,14 @@ tui_tree_view *tui_tree_view_of(tui_view *v);
 /* The node under the selection, or TUI_NODE_NONE. */
 tui_node_id tui_tree_view_selected(tui_tree_view *v);
 void tui_tree_view_select(tui_tree_view *v, tui_node_id id);
+
+typedef struct query_match query_match;
+/* Adds a row for the path m (n_steps > 0; start first, the row's closure
+ * last) that opens into it: the first step labelled `start`, the others by
+ * their edges; the row labelled row_label. false when out of memory (the
+ * steps of a row not added may stay, unused). */
+bool tui_tree_view_add_path(tui_tree_view *v, const query_match *m, const char *start,
+                            const char *row_label);
 
 /* tree_draw.c: draws the view in the rows [top, bottom). */
 void tui_tree_view_draw(tui_app *app, tui_tree_view *v, int top, int bottom);

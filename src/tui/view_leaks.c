@@ -1,10 +1,11 @@
 /* The leaks view: the era-boundary report (query_leaks), where closures
- * of a newer era retain older ones, grouped by the retaining closures'
- * source location (or info table), the retained constructor and what the
- * retainers are (a thunk, function or stack holds; the rest contain),
- * ranked as `heapscope leaks` does. Enter searches the group's
- * retaining closures and shows their paths merged. Needs era profiling;
- * uses the pause's dominator tree (computed once, view_dominators.c). */
+ * of a newer era retain older ones, grouped by the names of the retainers
+ * and the retained closures and by what the retainers are (a thunk,
+ * function or stack holds; the rest contain), ranked as `heapscope leaks`
+ * does. Enter opens a group's edges (query_leaks_group_edges, as `leaks
+ * --group` lists them) as a tree view whose rows open into each edge's two
+ * closures. Needs era profiling; uses the pause's dominator tree (computed
+ * once, view_dominators.c). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +15,6 @@
 #include "commands.h"
 #include "draw.h"
 #include "heapscope/plural.h"
-#include "search.h"
 #include "term.h"
 #include "tree_view.h"
 #include "tui_curses.h"
@@ -39,7 +39,7 @@ static void leaks_draw(tui_app *app, tui_view *base, int top, int bottom) {
     leaks_view *v = (leaks_view *)base;
     char buf[160];
     snprintf(buf, sizeof buf, "%14s %10s %10s  %-11s  %s", "bytes", "older", "edges", "kind",
-             "newer retainer -> older constructor retained");
+             "newer retainer -> older closure retained");
     tui_fill(top, 0, COLS, tui_attr(TUI_ROLE_NORMAL));
     tui_put(top++, 1, buf, COLS - 1, tui_attr(TUI_ROLE_LABEL) | A_BOLD);
     v->height = bottom - top > 1 ? bottom - top : 1;
@@ -56,7 +56,7 @@ static void leaks_draw(tui_app *app, tui_view *base, int top, int bottom) {
                  g->older, g->edges, query_leak_kind_name(g->kind));
         int x = 1 + tui_put(y, 1, buf, COLS - 1, attr);
         x += tui_put(y, x, g->retainer, COLS - x,
-                     sel ? attr : tui_attr(g->has_position ? TUI_ROLE_LOCATION : TUI_ROLE_ADDRESS));
+                     sel ? attr : tui_attr(g->named_by_ipe ? TUI_ROLE_LOCATION : TUI_ROLE_ADDRESS));
         x += tui_put(y, x, arrow, COLS - x, attr);
         tui_put(y, x, g->retained, COLS - x, sel ? attr : tui_attr(TUI_ROLE_LEAK_EDGE));
     }
@@ -65,32 +65,72 @@ static void leaks_draw(tui_app *app, tui_view *base, int top, int bottom) {
                 tui_attr(TUI_ROLE_INFO));
 }
 
-/* The group's retaining closures (as `heapscope leaks` names them), their
- * paths merged. */
-static void group_paths(tui_app *app, leaks_view *v) {
+static bool on_progress(void *ctx, uint64_t done) {
+    (void)ctx;
+    return tui_progress("era boundaries", done, "closures");
+}
+
+/* The edges of group i as rows of a tree view: each row the older closure
+ * (labelled with the two eras), opening into its newer retainer and the
+ * field of the retainer that holds it; those open as anywhere, and the
+ * retainers search of a row's closure says why it is alive. */
+static tui_tree_view *edges_view(heap *h, const query_leak_edges *edges) {
+    tui_tree_view *list = tui_tree_view_new("The group has no edges.");
+    if (list)
+        list->match_what = "an edge of the leak group: its newer retainer holds this closure";
+    const char *arrow = tui_term_caps_get()->utf8 ? "→" : "->";
+    for (size_t k = 0; list && k < edges->count; k++) {
+        const query_leak_edge *e = &edges->items[k];
+        char field[64], start[64], row[64];
+        query_leak_edge_label(h, e, field, sizeof field);
+        snprintf(start, sizeof start, "Newer retainer (era %" PRIu64 ")", e->from_era);
+        /* no bytes: the older closure is reachable without this retainer */
+        snprintf(row, sizeof row, "era %" PRIu64 " %s %" PRIu64 "%s", e->from_era, arrow,
+                 e->to_era, e->bytes ? "" : ", held elsewhere too");
+        query_step steps[2] = {{.addr = e->from},
+                               {.addr = e->to, .edge = field, .newer_retains_older = true}};
+        query_match m = {.number = k + 1, .steps = steps, .n_steps = 2,
+                         .n_newer_retains_older = 1};
+        if (!tui_tree_view_add_path(list, &m, start, row)) {
+            tui_view_free(&list->base);
+            list = NULL;
+        }
+    }
+    return list;
+}
+
+static void group_edges(tui_app *app, leaks_view *v) {
     if (v->sel >= v->leaks.n_groups)
         return;
-    const query_leak_group *g = &v->leaks.groups[v->sel];
-    tui_filter_spec spec = {.kind = QUERY_FILTER_INFO};
-    char *bucket = NULL;
-    if (g->has_position) {
-        size_t len = strlen(g->retainer) + sizeof "source=";
-        bucket = malloc(len);
-        if (!bucket) {
-            tui_app_message(app, TUI_ROLE_ERROR, "out of memory");
-            return;
-        }
-        snprintf(bucket, len, "source=%s", g->retainer);
-        spec = (tui_filter_spec){.kind = QUERY_FILTER_BUCKET, .long_text = bucket};
-    } else {
-        snprintf(spec.text, sizeof spec.text, "0x%" PRIx64, g->info_ptr);
+    heap *h = session_heap(app->sess);
+    hs_error err = {0};
+    query_leak_edges edges = {0};
+    tui_progress_begin("era boundaries");
+    if (query_leaks_group_edges(h, app->ex.dominators, &v->leaks, v->sel, app->ex.limit,
+                                on_progress, NULL, &edges, &err) != HS_OK) {
+        if (tui_progress_cancelled())
+            err.status = HS_ERR_CANCELLED;
+        tui_app_error(app, "leak group", &err);
+        return;
     }
-    size_t before = app->ex.pos;
-    tui_search_run(app, &spec, 1, "Retainers (leak group) of ");
-    free(bucket);
-    tui_tree_view *list = tui_tree_view_of(tui_app_view(app));
-    if (app->ex.pos != before && list && list->merged && list->n_matches)
-        tui_cmd_merged(app, 0);
+    tui_tree_view *list = edges_view(h, &edges);
+    if (!list) {
+        query_leak_edges_free(&edges);
+        tui_app_message(app, TUI_ROLE_ERROR, "out of memory");
+        return;
+    }
+    const query_leak_group *g = &v->leaks.groups[v->sel];
+    const char *arrow = tui_term_caps_get()->utf8 ? " → " : " -> ";
+    snprintf(list->base.title, sizeof list->base.title, "Edges of leak group %zu: %s%s%s",
+             v->sel + 1, g->retainer, arrow, g->retained);
+    snprintf(list->base.summary, sizeof list->base.summary, "%zu of %" PRIu64 " %s",
+             edges.count, edges.total, hs_plural(edges.total, "edge", "edges"));
+    tui_explorer_push(app, &list->base);
+    tui_app_message(app, TUI_ROLE_INFO,
+                    "%zu of %" PRIu64 " %s (the search limit), most bytes first; Enter opens "
+                    "an edge: the newer retainer, then its field holding the older closure",
+                    edges.count, edges.total, hs_plural(edges.total, "edge", "edges"));
+    query_leak_edges_free(&edges);
 }
 
 static bool leaks_group_shows(const void *ctx, size_t i, const char *needle) {
@@ -110,7 +150,7 @@ static bool leaks_request(tui_app *app, tui_view *base, tui_request req) {
     if (tui_list_move(&v->sel, &v->top, v->leaks.n_groups, page, req))
         return true;
     switch (req) {
-    case TUI_REQ_OPEN: group_paths(app, v); return true;
+    case TUI_REQ_OPEN: group_edges(app, v); return true;
     case TUI_REQ_FIND_NEXT: find_next(app, v, app->ex.find); return true;
     default: return false;
     }
@@ -123,7 +163,7 @@ static uint64_t leaks_selected(tui_app *app, tui_view *base) {
 }
 
 static const tui_hint leaks_hints[] = {
-    {"Expand", "merged paths"}, {"Back", "back"}, {"Help", "help"},
+    {"Expand", "edges"}, {"Back", "back"}, {"Help", "help"},
     {"Command palette", "commands"}, {"Quit", "quit"}, {NULL, NULL}};
 
 static const tui_view_ops leaks_ops = {
@@ -136,11 +176,6 @@ static const tui_view_ops leaks_ops = {
     .hints = leaks_hints,
     .free = leaks_free,
 };
-
-static bool on_progress(void *ctx, uint64_t done) {
-    (void)ctx;
-    return tui_progress("era boundaries", done, "closures");
-}
 
 void tui_cmd_leaks(tui_app *app, int arg) {
     (void)arg;
@@ -178,6 +213,6 @@ void tui_cmd_leaks(tui_app *app, int arg) {
     tui_unreadable_note(&info.unreadable, skipped, sizeof skipped);
     tui_app_message(app, TUI_ROLE_INFO,
                     "%" PRIu64 " %s from a newer era to an older one; %" PRIu64
-                    " bytes retained only through them; Enter: a group's paths merged%s",
+                    " bytes retained only through them; Enter: a group's edges%s",
                     l->edges, hs_plural(l->edges, "edge", "edges"), l->bytes, skipped);
 }

@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "app.h"
+#include "heapscope/grow.h"
+#include "heapscope/query.h"
 #include "commands.h"
 #include "explorer.h"
 #include "rows.h"
@@ -158,4 +160,31 @@ tui_tree_view *tui_tree_view_new(const char *empty) {
 
 tui_tree_view *tui_tree_view_of(tui_view *v) {
     return v && v->ops == &tui_tree_view_ops ? (tui_tree_view *)v : NULL;
+}
+
+bool tui_tree_view_add_path(tui_tree_view *v, const query_match *m, const char *start,
+                            const char *row_label) {
+    if (!hs_grow((void **)&v->steps, &v->steps_cap, v->n_steps + m->n_steps,
+                 sizeof *v->steps) ||
+        !hs_grow((void **)&v->matches, &v->matches_cap, v->n_matches + 1, sizeof *v->matches))
+        return false;
+    tui_match *keep = &v->matches[v->n_matches];
+    *keep = (tui_match){.first_step = v->n_steps, .n_steps = (uint32_t)m->n_steps,
+                        .n_newer = (uint32_t)m->n_newer_retains_older,
+                        .from_saved = m->from_saved_object};
+    for (size_t i = 0; i < m->n_steps; i++) {
+        const query_step *s = &m->steps[i];
+        uint32_t off = tui_tree_intern(&v->tree, i > 0 && s->edge ? s->edge : start);
+        if (off == TUI_STR_NONE)
+            return false;
+        v->steps[v->n_steps++] = (tui_step){.addr = s->addr, .edge = off,
+                                            .newer = s->newer_retains_older};
+    }
+    tui_node_id id = tui_tree_add(&v->tree, TUI_NODE_NONE, row_label, TUI_NODE_CLOSURE,
+                                  m->steps[m->n_steps - 1].addr, v->n_matches);
+    if (id == TUI_NODE_NONE)
+        return false;
+    tui_tree_node(&v->tree, id)->flags = TUI_NODE_MATCH | (keep->n_newer ? TUI_NODE_LEAK : 0);
+    v->n_matches++;
+    return true;
 }

@@ -1,4 +1,5 @@
-/* The synthetic debuggee: a fake GHC 9.10 x86_64 process.
+/* The synthetic debuggee: a fake GHC 9.10 x86_64 process (or 9.12, 9.14:
+ * synth_options.ghc_version, doc/ghc-versions.md).
  *
  * The generator (synth_gen_*.c) lays out a heap byte for byte as the GHC
  * runtime does (../shared/spec/heap-layout.md): info tables in a "text"
@@ -72,8 +73,8 @@ typedef struct synth_ipe {
 
 typedef struct synth_process {
     /* VERSION answer */
-    uint32_t ghc_major; /* 910 */
-    uint32_t ghc_patch; /* 1 */
+    uint32_t ghc_major; /* 910, 912 or 914 */
+    uint32_t ghc_patch; /* 1 (9.10.1, 9.14.1) or 2 (9.12.2) */
     uint8_t prof_mode;  /* SYNTH_PROF_*: 0 non-profiled, 4 era profiling, ... */
 
     /* the address space, sorted by base, non-overlapping */

@@ -12,7 +12,7 @@
 void synth_options_default(synth_options *o) {
     *o = (synth_options){.closures = 10000, .eras = 5, .profiled = false,
                          .leak_constructor = "Leak", .leak_count = 1000, .leak_era = 1,
-                         .seed = 1};
+                         .seed = 1, .ghc_version = 910};
 }
 
 unsigned sg_last_era(const synth_options *o) {
@@ -72,6 +72,17 @@ static int check_options(const synth_options *o, char *err, size_t errlen) {
         snprintf(err, errlen, "at most %llu closures", (unsigned long long)SG_MAX_CLOSURES);
         return -1;
     }
+    if (o->ghc_version != 910 && o->ghc_version != 912 && o->ghc_version != 914) {
+        snprintf(err, errlen, "GHC %u is not 910, 912 or 914", o->ghc_version);
+        return -1;
+    }
+    if (o->unknown_type &&
+        (o->unknown_type < sg_closure_types_of(o->ghc_version) || o->unknown_type > 0xFFFF)) {
+        snprintf(err, errlen, "closure type %u is one GHC %u.%u has (the unknown type must be "
+                 "%u to 65535)", o->unknown_type, o->ghc_version / 100, o->ghc_version % 100,
+                 sg_closure_types_of(o->ghc_version));
+        return -1;
+    }
     return check_leak_name(o->leak_constructor, err, errlen);
 }
 
@@ -81,8 +92,9 @@ static void push_region(synth_process *out, uint64_t base, uint64_t size, uint8_
 
 /* Moves everything the process owns out of the context. */
 static void assemble(sg_ctx *c, synth_process *out) {
-    out->ghc_major = 910;
-    out->ghc_patch = 1;
+    /* VERSION: 9.10.1, 9.12.2 or 9.14.1 */
+    out->ghc_major = c->opt->ghc_version;
+    out->ghc_patch = c->opt->ghc_version == 912 ? 2 : 1;
     out->prof_mode = c->prof_mode;
     out->duplicate_pinned = c->opt->duplicate_pinned;
     out->regions = sg_alloc_mem(c, (2 + c->heap.n_runs) * sizeof *out->regions);

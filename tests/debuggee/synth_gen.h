@@ -1,8 +1,9 @@
 /* Heap generator of the synthetic debuggee.
  *
- * Builds a synth_process whose heap is laid out exactly as GHC 9.10 on
- * x86_64 lays it out, with a planted leak: `leak_count` closures of the
- * constructor `main:Main.<leak_constructor>` allocated in era `leak_era`,
+ * Builds a synth_process whose heap is laid out exactly as GHC 9.10 (or
+ * 9.12, 9.14: synth_options.ghc_version) on x86_64 lays it out, with a
+ * planted leak: `leak_count` closures of the constructor
+ * `main:Main.<leak_constructor>` allocated in era `leak_era`,
  * retained from a GC root through a chain that passes through a thunk of a
  * newer era that has a source location.
  *
@@ -21,6 +22,10 @@
  *   "by_era": {"3": {"count": n, "bytes": b}, ...},       (profiled only; static: "0";
  *                with grow_per_pause, the growth's eras K+1.. too)
  *   "by_constructor_era": {"main:Main:Leak": {"1": {...}}}, (profiled only)
+ *   "ghc_version": 914,                       (only when not 910)
+ *   "annotation_frames": [{"thread": "0x...", "annotation": "0x..."}, ...], (9.14)
+ *   "unknown_type": {"type": 70, "name": "UNKNOWN_TYPE_70", "address": "0x..."},
+ *                (--unknown-type only)
  *   "leak": {
  *     "constructor": "Leak", "count": N, "era": E, "bytes": b,
  *     "root": "0x...", "first_match": "0x...",
@@ -66,6 +71,14 @@ typedef struct synth_options {
     bool duplicate_pinned;        /* ALL_BLOCKS lists every pinned group twice, as the
                                      real RTS lists an empty pinned group once per
                                      capability (synth_process.duplicate_pinned) */
+    unsigned ghc_version;         /* __GLASGOW_HASKELL__ of the fake program: 910
+                                     (default), 912 or 914 (doc/ghc-versions.md);
+                                     914 puts annotation frames (ANN_FRAME) on the
+                                     main and worker threads' stacks (plan:
+                                     "annotation_frames") */
+    uint32_t unknown_type;        /* non-zero: one more GC root holds a closure whose
+                                     info table has this closure type, a number that
+                                     GHC does not have (plan: "unknown_type") */
 } synth_options;
 
 void synth_options_default(synth_options *o);

@@ -41,8 +41,17 @@ enum sg_type {
     SG_CATCH_STM_FRAME, SG_WHITEHOLE, SG_SMALL_MUT_ARR_PTRS_CLEAN,
     SG_SMALL_MUT_ARR_PTRS_DIRTY, SG_SMALL_MUT_ARR_PTRS_FROZEN_DIRTY,
     SG_SMALL_MUT_ARR_PTRS_FROZEN_CLEAN, SG_COMPACT_NFDATA, SG_CONTINUATION,
+    SG_ANN_FRAME, /* GHC >= 9.14 */
     SG_N_CLOSURE_TYPES
 };
+/* ANN_FRAME (annotateStack's frame) came with GHC 9.14: before, 65 is a
+ * number GHC has no closure type for. */
+static inline bool sg_has_ann_frame(unsigned major) {
+    return major >= 914;
+}
+static inline unsigned sg_closure_types_of(unsigned major) {
+    return sg_has_ann_frame(major) ? SG_N_CLOSURE_TYPES : SG_ANN_FRAME;
+}
 
 #define SG_HEAP_END UINT64_C(0x14200000000) /* client's heap range, inclusive */
 #define SG_LARGE_BYTES 3276u                /* 8/10 of a block */
@@ -89,6 +98,12 @@ enum sg_tab {
 #define SG_FUN_SITE(kind, k) (SG_T_FIXED_COUNT + (6 + (kind)) * SG_KIND_SITES + (k))
 #define SG_RET_SITE(k) (SG_T_FIXED_COUNT + 12 * SG_KIND_SITES + (k))
 #define SG_T_TOTAL (SG_T_FIXED_COUNT + 12 * SG_KIND_SITES + SG_RET_SITES)
+/* Tables laid out only for some options, after all the others (so the
+ * text region of the default heap stays as it was): GHC 9.14's annotation
+ * frame, and the table of --unknown-type. */
+#define SG_T_ANN_FRAME SG_T_TOTAL
+#define SG_T_UNKNOWN (SG_T_TOTAL + 1)
+#define SG_T_ALL (SG_T_TOTAL + 2)
 
 /* Static closures and other data-region objects. */
 enum sg_static {
@@ -185,7 +200,7 @@ typedef struct sg_ctx {
     /* text region */
     sg_buf text;    /* tables segment, at SYNTH_TEXT_BASE */
     sg_buf strs;    /* strings segment, at SYNTH_TEXT_BASE + SG_TEXT_TABLES_CAP */
-    sg_itab tabs[SG_T_TOTAL];
+    sg_itab tabs[SG_T_ALL];
     char leak_desc[160];
 
     /* IPE map under construction */
@@ -230,6 +245,9 @@ typedef struct sg_ctx {
     uint64_t caf_bh;        /* CAF_BLACKHOLE of the CAF being evaluated */
     uint64_t bco;           /* a byte-code object (for a RET_BCO frame) */
     uint64_t stable_extra[4];
+    uint64_t ann_thread[2], ann_value[2]; /* GHC 9.14: the annotation frames */
+    size_t n_ann;
+    uint64_t unknown;       /* --unknown-type: the closure of that type */
     uint64_t saved[SYNTH_MAX_SAVED];
     size_t n_saved;
     uint64_t tsos[8];
@@ -397,6 +415,9 @@ typedef struct sg_closure {
     const uint8_t *itab; /* the S bytes of its info table */
 } sg_closure;
 extern const char *const sg_type_names[SG_N_CLOSURE_TYPES + 1];
+/* The census name of a closure type for GHC `major`, as heapscope gives
+ * it: the type's name, or UNKNOWN_TYPE_<n> for a number that GHC has not. */
+const char *sg_type_name(unsigned major, unsigned type, char *buf, size_t cap);
 /* 0 on success, -1 if addr or its info table is not mapped. With emit set,
  * calls it for every child of heap-layout.md §13 in traversal order. */
 int sg_decode(const sg_walk *w, uint64_t addr, sg_closure *out, sg_child_fn emit, void *ud);

@@ -111,7 +111,7 @@ static void path_entry(sg_ctx *c, sg_buf *b, const sg_plan *pl, const synth_proc
     sg_closure cl;
     if (sg_decode(&pl->w, addr, &cl, NULL, NULL) < 0)
         sg_fail(c, "internal: leak path closure 0x%" PRIx64 " does not decode", addr);
-    char key[512], name[256] = "", ename[600], eloc[600];
+    char key[512], name[256] = "", ename[600], eloc[600], unknown[32];
     const synth_ipe *ipe = synth_find_ipe(p, cl.info);
     if (sg_is_constructor(cl.type)) {
         const char *desc = sg_con_desc(&pl->w, cl.info);
@@ -128,8 +128,30 @@ static void path_entry(sg_ctx *c, sg_buf *b, const sg_plan *pl, const synth_proc
     out(c, b,
         "      {\"address\": \"0x%" PRIx64 "\", \"type\": \"%s\", \"name\": \"%s\", "
         "\"era\": %" PRIu64 ", \"location\": \"%s\"%s}%s\n",
-        addr, sg_type_names[cl.type < SG_N_CLOSURE_TYPES ? cl.type : SG_N_CLOSURE_TYPES], ename,
+        addr, sg_type_name(p->ghc_major, cl.type, unknown, sizeof unknown), ename,
         cl.era, eloc, prof, last ? "" : ",");
+}
+
+/* What --ghc-version and --unknown-type planted; nothing for the defaults,
+ * whose plan stays as it was. */
+static void versions_json(sg_ctx *c, sg_buf *b, const synth_process *p) {
+    if (p->ghc_major != 910)
+        out(c, b, "  \"ghc_version\": %u,\n", p->ghc_major);
+    if (sg_has_ann_frame(p->ghc_major)) {
+        out(c, b, "  \"annotation_frames\": [");
+        for (size_t i = 0; i < c->n_ann; i++)
+            out(c, b, "%s{\"thread\": \"0x%" PRIx64 "\", \"annotation\": \"0x%" PRIx64 "\"}",
+                i ? ", " : "", c->ann_thread[i], c->ann_value[i]);
+        out(c, b, "],\n");
+    }
+    if (c->opt->unknown_type) {
+        char name[32];
+        out(c, b,
+            "  \"unknown_type\": {\"type\": %" PRIu32 ", \"name\": \"%s\", \"address\": \"0x%" PRIx64
+            "\"},\n",
+            c->opt->unknown_type,
+            sg_type_name(p->ghc_major, c->opt->unknown_type, name, sizeof name), c->unknown);
+    }
 }
 
 void sg_plan_json(sg_ctx *c, sg_plan *pl, synth_process *p) {
@@ -164,6 +186,7 @@ void sg_plan_json(sg_ctx *c, sg_plan *pl, synth_process *p) {
     if (c->prof)
         eras(c, b, pl, order);
 
+    versions_json(c, b, p);
     escape(o->leak_constructor, esc, sizeof esc);
     out(c, b,
         "  \"leak\": {\n    \"constructor\": \"%s\", \"count\": %" PRIu64 ", \"era\": %u, "

@@ -155,8 +155,9 @@ static int key_for(sg_plan *pl, const sg_closure *cl) {
         }
         sg_con_key(desc, key, sizeof key, name, sizeof name);
     } else {
+        char unknown[32];
         snprintf(key, sizeof key, "%s",
-                 sg_type_names[cl->type < SG_N_CLOSURE_TYPES ? cl->type : SG_N_CLOSURE_TYPES]);
+                 sg_type_name(pl->w.p->ghc_major, cl->type, unknown, sizeof unknown));
     }
     size_t k = 0;
     while (k < pl->nkeys && strcmp(pl->keys[k].name, key))

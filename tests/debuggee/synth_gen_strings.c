@@ -8,8 +8,9 @@
  * its array when it is the first to hold them; a byte array that none
  * holds counts itself; a String its cells and heap C# boxes), worked out
  * here from the sizes of what was built, and how many closures a value
- * filter matches (each Text and ByteString and an array holding exactly
- * the value, each String's first cell). Plus a large byte array (its own
+ * filter matches (each Text and ByteString, an array held by neither and
+ * holding exactly the value, each String's first cell: an array under a
+ * Text or ByteString is part of that value, which a search meets first). Plus a large byte array (its own
  * block group), twice, whose bytes are (i * 7 + 3) mod 256, for dump. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -46,14 +47,14 @@ static void copy_bytes(sg_ctx *c, sg_planted *r) {
 }
 
 /* A Text over a new array, or over the row's shared array (whose bytes
- * the first Text over it counts; the array matches once). */
+ * the first Text over it counts); the Text matches, its array does not. */
 static void copy_text(sg_ctx *c, sg_planted *r) {
     bool first_on_shared = r->shared && r->count == 0;
     uint64_t arr = r->shared ? r->shared : sg_arr_words(c, r->value, r->len, sg_space_for_era(c));
     uint64_t w[2] = {0, r->len};
     sg_bulk_root(c, sg_con(c, SG_T_TEXT, &arr, w));
     bool with_array = !r->shared || first_on_shared;
-    counted(r, c->H + 24 + (with_array ? arr_bytes(c, r->len) : 0), with_array ? 2 : 1);
+    counted(r, c->H + 24 + (with_array ? arr_bytes(c, r->len) : 0), 1);
 }
 
 static void copy_shared_text(sg_ctx *c, sg_planted *r) {
@@ -68,7 +69,7 @@ static void copy_bytestring(sg_ctx *c, sg_planted *r) {
     uint64_t contents = sg_con(c, SG_T_PLAINPTR, &arr, NULL);
     uint64_t w[2] = {arr + c->H + 8, r->len};
     sg_bulk_root(c, sg_con(c, SG_T_BS, &contents, w));
-    counted(r, (c->H + 24) + (c->H + 8) + arr_bytes(c, r->len), 2);
+    counted(r, (c->H + 24) + (c->H + 8) + arr_bytes(c, r->len), 1);
 }
 
 /* A String of new cells; ASCII heads are the static CHARLIKE closures (not
@@ -96,6 +97,31 @@ static void copy_string(sg_ctx *c, sg_planted *r) {
     counted(r, b, 1);
 }
 
+/* An ASCII String as evaluated thunks leave it until a GC removes their
+ * indirections: each tail behind a BLACKHOLE or an IND (in turn), the
+ * String itself reached through a BLACKHOLE. The indirections are no part
+ * of its bytes; its heads are the static CHARLIKE closures. */
+static void copy_lazy_string(sg_ctx *c, sg_planted *r) {
+    uint64_t list = sg_static_tagged(c, SG_S_NIL), b = 0;
+    for (size_t i = r->len; i-- > 0;) {
+        uint64_t tail = sg_ind(c, i % 2 ? SG_T_IND : SG_T_BLACKHOLE, list, 0);
+        list = sg_cons(c, sg_char(c, (uint8_t)r->value[i]), tail);
+        b += c->H + 16;
+    }
+    sg_bulk_root(c, sg_ind(c, SG_T_BLACKHOLE, list, 1));
+    counted(r, b, 1);
+}
+
+/* A BS whose contents field (lazy in ForeignPtr) is an evaluated thunk's
+ * BLACKHOLE over its PlainPtr. */
+static void copy_lazy_bytestring(sg_ctx *c, sg_planted *r) {
+    uint64_t arr = sg_arr_words(c, r->value, r->len, SG_SP_PINNED);
+    uint64_t contents = sg_ind(c, SG_T_BLACKHOLE, sg_con(c, SG_T_PLAINPTR, &arr, NULL), 1);
+    uint64_t w[2] = {arr + c->H + 8, r->len};
+    sg_bulk_root(c, sg_con(c, SG_T_BS, &contents, w));
+    counted(r, (c->H + 24) + (c->H + 8) + arr_bytes(c, r->len), 1);
+}
+
 typedef void (*copy_fn)(sg_ctx *c, sg_planted *r);
 
 /* A value and how its copies are made, in order. */
@@ -111,6 +137,8 @@ static const struct {
     {"planted string \xce\xbb", "String", {copy_string, copy_string, copy_string}, 3},
     {"planted mixed", "ARR_WORDS,Text,ByteString,String",
      {copy_string, copy_bytestring, copy_text, copy_bytes}, 4},
+    {"planted lazy", "ByteString,String",
+     {copy_lazy_string, copy_lazy_bytestring, copy_lazy_string}, 3},
 };
 
 void sg_strings_build(sg_ctx *c) {

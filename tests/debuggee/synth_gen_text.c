@@ -57,10 +57,13 @@ static uint64_t small_bitmap(const char *map) {
 static bool is_fun(unsigned t) {
     return t >= SG_FUN && t <= SG_FUN_STATIC;
 }
-static bool is_small_frame(unsigned t) {
+/* Before GHC 9.14, 65 is a number of --unknown-type, laid out with ptrs
+ * and nptrs. */
+static bool is_small_frame(const sg_ctx *c, unsigned t) {
     return t == SG_RET_SMALL || t == SG_UPDATE_FRAME || t == SG_CATCH_FRAME ||
            t == SG_UNDERFLOW_FRAME || t == SG_STOP_FRAME || t == SG_ATOMICALLY_FRAME ||
-           t == SG_CATCH_RETRY_FRAME || t == SG_CATCH_STM_FRAME;
+           t == SG_CATCH_RETRY_FRAME || t == SG_CATCH_STM_FRAME ||
+           (t == SG_ANN_FRAME && sg_has_ann_frame(c->opt->ghc_version));
 }
 
 typedef struct ipe_strings {
@@ -125,7 +128,7 @@ static void put_table(sg_ctx *c, int id, const char *con_desc, const ipe_strings
         s += 16;
     }
     uint64_t layout = (uint64_t)t->ptrs | (uint64_t)t->nptrs << 32;
-    if (is_small_frame(t->type))
+    if (is_small_frame(c, t->type))
         layout = small_bitmap(t->bm);
     else if (t->type == SG_RET_BIG)
         layout = big - p;
@@ -278,7 +281,27 @@ static void generated_tables(sg_ctx *c) {
     }
 }
 
+/* GHC 9.14's stg_ann_frame_info (StgAnnFrame: a closure header, then the
+ * annotation; RTS frames have no IPE entry here) and the table of
+ * --unknown-type (one pointer, one word, as if it were a constructor). */
+static void option_tables(sg_ctx *c) {
+    if (sg_has_ann_frame(c->opt->ghc_version)) {
+        sg_itab *t = &c->tabs[SG_T_ANN_FRAME];
+        t->type = SG_ANN_FRAME;
+        snprintf(t->bm, sizeof t->bm, "%sP", c->prof ? "NN" : "");
+        put_table(c, SG_T_ANN_FRAME, NULL, NULL);
+    }
+    if (c->opt->unknown_type) {
+        sg_itab *t = &c->tabs[SG_T_UNKNOWN];
+        t->type = (uint16_t)c->opt->unknown_type;
+        t->ptrs = 1;
+        t->nptrs = 1;
+        put_table(c, SG_T_UNKNOWN, NULL, NULL);
+    }
+}
+
 void sg_text_build(sg_ctx *c) {
     fixed_tables(c);
     generated_tables(c);
+    option_tables(c);
 }

@@ -71,7 +71,8 @@ static void frame(sg_ctx *c, stk *s, int tab, const uint64_t *ptrs, size_t n_ptr
     const char *bm = c->tabs[tab].bm;
     size_t n = strlen(bm), k = 0;
     uint64_t w[SG_MAX_BM + 1];
-    bool prof_hdr = c->prof && tab < SG_T_FIXED_COUNT && sg_catalog[tab].prof_hdr;
+    bool rts_frame = tab < SG_T_FIXED_COUNT ? sg_catalog[tab].prof_hdr : tab == SG_T_ANN_FRAME;
+    bool prof_hdr = c->prof && rts_frame;
     w[0] = c->tabs[tab].p;
     for (size_t i = 0; i < n; i++) {
         if (prof_hdr && i < 2)
@@ -95,6 +96,17 @@ static void ret_fun_frame(sg_ctx *c, stk *s) {
     w[4] = sg_word_arg(c);
     w[5] = sg_value(c);
     push(c, s, w, 6);
+}
+
+/* GHC 9.14: `annotateStack text` pushed an annotation frame; its value
+ * (here the text as a byte array) is reachable only through the frame. */
+static void ann_frame(sg_ctx *c, stk *s, int t, const char *text) {
+    if (!sg_has_ann_frame(c->opt->ghc_version))
+        return;
+    uint64_t v = sg_arr_words(c, text, strlen(text), SG_SP_GEN0);
+    frame(c, s, SG_T_ANN_FRAME, &v, 1);
+    c->ann_thread[c->n_ann] = c->tsos[t];
+    c->ann_value[c->n_ann++] = v;
 }
 
 typedef struct tso_fields {
@@ -137,6 +149,7 @@ static uint64_t thread_main(sg_ctx *c) {
     frame(c, &s, SG_T_STOP_FRAME, NULL, 0);
     uint64_t handler = sg_static_tagged(c, SG_S_HANDLER);
     frame(c, &s, SG_T_CATCH_FRAME, &handler, 1);
+    ann_frame(c, &s, 0, "main: serving requests");
     frame(c, &s, SG_T_LEAK_FRAME, &c->leak_mutvar, 1);
     frame(c, &s, SG_T_BLOCK_TAKEMVAR, &c->mvar_main, 1);
     stack_done(c, &s);
@@ -153,6 +166,7 @@ static void thread_worker(sg_ctx *c) {
     frame(c, &s, SG_T_STOP_FRAME, NULL, 0);
     uint64_t handler = sg_static_tagged(c, SG_S_HANDLER);
     frame(c, &s, SG_T_CATCH_FRAME, &handler, 1);
+    ann_frame(c, &s, 1, "worker-1: draining the queue");
     frame(c, &s, SG_RET_SITE(1), &c->anchors[0], 2);
     frame(c, &s, SG_RET_SITE(2), &c->anchors[2], 2);
     frame(c, &s, SG_T_RET_BIG, &c->anchors[4], 2);
@@ -268,6 +282,14 @@ void sg_threads_build(sg_ctx *c) {
     for (int t = 0; t < N_THREADS; t++)
         c->roots[t] = c->tsos[t] | (t == 5 ? 1 : 0); /* roots may be sent tagged */
     memcpy(c->roots + N_THREADS, stable, sizeof stable);
+    if (c->opt->unknown_type) { /* a stable pointer to a closure of a type GHC has not */
+        c->unknown = sg_new(c, SG_T_UNKNOWN, 2);
+        uint8_t *p = sg_at(c, c->unknown) + c->H;
+        sg_wset(p, 0, sg_static_tagged(c, SG_S_UNIT));
+        sg_wset(p, 1, c->opt->unknown_type);
+        c->roots = sg_realloc_mem(c, c->roots, (c->n_roots + 1) * sizeof *c->roots);
+        c->roots[c->n_roots++] = c->unknown;
+    }
     c->saved[c->n_saved++] = c->tsos[1];
     c->saved[c->n_saved++] = holder & ~(uint64_t)7;
 

@@ -20,7 +20,16 @@ const char *const sg_type_names[SG_N_CLOSURE_TYPES + 1] = {
     "TREC_CHUNK", "ATOMICALLY_FRAME", "CATCH_RETRY_FRAME", "CATCH_STM_FRAME", "WHITEHOLE",
     "SMALL_MUT_ARR_PTRS_CLEAN", "SMALL_MUT_ARR_PTRS_DIRTY",
     "SMALL_MUT_ARR_PTRS_FROZEN_DIRTY", "SMALL_MUT_ARR_PTRS_FROZEN_CLEAN", "COMPACT_NFDATA",
-    "CONTINUATION", "N_CLOSURE_TYPES"};
+    "CONTINUATION", "ANN_FRAME", "N_CLOSURE_TYPES"};
+
+const char *sg_type_name(unsigned major, unsigned type, char *buf, size_t cap) {
+    if (type < sg_closure_types_of(major))
+        return sg_type_names[type];
+    if (type > 255)
+        return "UNKNOWN_TYPE_LARGE";
+    snprintf(buf, cap, "UNKNOWN_TYPE_%u", type);
+    return buf;
+}
 
 bool sg_is_constructor(unsigned type) {
     return type >= SG_CONSTR && type <= SG_CONSTR_NOCAF;
@@ -100,7 +109,8 @@ static void emit_ptr(rd *r, sg_child_fn emit, void *ud, uint64_t addr) {
 
 /* Frames in [sp, end), walked as GHC lays them out (spec README policy):
  * the last frame is kept, a RET_FUN frame's function and every frame's SRT
- * are children, and a RET_BCO frame ends the walk. */
+ * are children, and a RET_BCO frame ends the walk. ANN_FRAME is a frame
+ * with a small bitmap from GHC 9.14 on. */
 static void walk_frames(rd *r, uint64_t sp, uint64_t end, sg_child_fn emit, void *ud) {
     uint64_t off = sp;
     while (off < end && !r->bad) {
@@ -112,6 +122,8 @@ static void walk_frames(rd *r, uint64_t sp, uint64_t end, sg_child_fn emit, void
         uint64_t layout = sg_get64(s);
         unsigned type = sg_get32(s + 8);
         uint64_t n, hdr = 1, fun = 0, big = 0;
+        if (type == SG_ANN_FRAME && sg_has_ann_frame(r->w->p->ghc_major))
+            type = SG_RET_SMALL; /* the same walk */
         switch (type) {
         case SG_RET_SMALL: case SG_UPDATE_FRAME: case SG_CATCH_FRAME: case SG_UNDERFLOW_FRAME:
         case SG_STOP_FRAME: case SG_ATOMICALLY_FRAME: case SG_CATCH_RETRY_FRAME:

@@ -109,7 +109,10 @@ uint16_t synth_stack_bitmap(const synth_process *p, uint64_t c, synth_bits *out)
     *out = (synth_bits){0};
     if (!synth_rd_u64(p, c, &info) || !synth_read_itbl(p, info, &it))
         return SYNTH_BAD_COMMAND;
-    switch (it.type) {
+    uint32_t type = it.type;
+    if (type == 65 && p->ghc_major >= 914)
+        type = 30; /* ANN_FRAME (GHC 9.14): a small bitmap, as RET_SMALL */
+    switch (type) {
     case 30: /* RET_SMALL */
     case 33: case 34: case 35: case 36: /* UPDATE, CATCH, UNDERFLOW, STOP */
     case 55: case 56: case 57:          /* ATOMICALLY, CATCH_RETRY, CATCH_STM */

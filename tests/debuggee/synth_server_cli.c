@@ -20,6 +20,7 @@ static const char usage[] =
     "\n"
     "A synthetic GHC 9.10 program serving the ghc-debug protocol from a generated\n"
     "heap with a planted leak (a test server; also what `heapscope --demo` runs).\n"
+    "--ghc-version makes it a GHC 9.12 or 9.14 program instead.\n"
     "\n"
     "where to listen:\n"
     "  --socket PATH            Unix socket (default: $GHC_DEBUG_SOCKET, else\n"
@@ -47,6 +48,19 @@ static const char usage[] =
     "                           onto a list an IORef holds (a stable pointer, the last\n"
     "                           GC root), all of a new era (K+1, K+2, ...): each pause\n"
     "                           has N more Span and N more (:) than the one before\n"
+    "  --ghc-version V          the GHC it imitates: 9.10 (the default), 9.12 or 9.14;\n"
+    "                           its VERSION answer (9.10.1, 9.12.2, 9.14.1) and every\n"
+    "                           layout follow that GHC (doc/ghc-versions.md); under\n"
+    "                           9.14 the main and worker threads' stacks also hold an\n"
+    "                           annotation frame (ANN_FRAME, as annotateStack pushes)\n"
+    "                           whose annotation is a byte array of text\n"
+    "                           (plan: \"ghc_version\", \"annotation_frames\")\n"
+    "  --unknown-type N         one more GC root (a stable pointer, before the one of\n"
+    "                           --grow-per-pause) holds a closure whose info table has\n"
+    "                           closure type N, one the GHC imitated has not (65, the\n"
+    "                           number of ANN_FRAME, up to 9.12; 66 to 65535 always):\n"
+    "                           a client must show it as an opaque leaf\n"
+    "                           (plan: \"unknown_type\")\n"
     "  --plan FILE              write the JSON plan of what was planted ('-' = stdout)\n"
     "  --plan-only              write the plan (to stdout without --plan) and exit\n"
     "  --ghc-debug-snapshot FILE\n"
@@ -223,7 +237,7 @@ int synth_cli_parse(int argc, char **argv, synth_cli *cli, synth_options *gen, c
             "--leak-count", "--leak-era", "--seed", "--max-connections", "--self-pause-after",
             "--silent-on", "--ghc-debug-snapshot", "--ghc-debug-snapshot-of", "--count-requests",
             "--answer-delay", "--log-requests", "--hold-resume", "--prof-mode", "--hostile",
-            "--grow-per-pause", "--hold"};
+            "--grow-per-pause", "--hold", "--ghc-version", "--unknown-type"};
         const char *opt = NULL;
         for (size_t k = 0; k < sizeof with_value / sizeof *with_value && !opt; k++)
             if (is(with_value[k], a, &v))
@@ -280,6 +294,19 @@ int synth_cli_parse(int argc, char **argv, synth_cli *cli, synth_options *gen, c
             if (number(opt, v, 1, MAX_CLOSURES, &n, err, errlen))
                 return -1;
             gen->grow_per_pause = n;
+        } else if (strcmp(opt, "--ghc-version") == 0) {
+            static const struct { const char *name; unsigned major; } ghcs[] = {
+                {"9.10", 910}, {"9.12", 912}, {"9.14", 914}};
+            gen->ghc_version = 0;
+            for (size_t k = 0; k < sizeof ghcs / sizeof *ghcs; k++)
+                if (strcmp(v, ghcs[k].name) == 0)
+                    gen->ghc_version = ghcs[k].major;
+            if (!gen->ghc_version)
+                return fail(err, errlen, "--ghc-version: '%s' is not 9.10, 9.12 or 9.14", v);
+        } else if (strcmp(opt, "--unknown-type") == 0) {
+            if (number(opt, v, 65, 65535, &n, err, errlen))
+                return -1;
+            gen->unknown_type = (uint32_t)n;
         } else if (strcmp(opt, "--seed") == 0) {
             if (number(opt, v, 0, UINT64_MAX, &n, err, errlen))
                 return -1;

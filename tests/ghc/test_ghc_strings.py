@@ -73,11 +73,13 @@ class RealStrings(unittest.TestCase):
         self.assertFalse(os.path.exists(out))
 
     def test_retainers_of_a_value(self):
-        for value, at_least in (("text dup 0", 5), ("bytes dup 0", 8), ("string dup 0", 3)):
+        # each copy once: a ByteString's array (under its PlainPtr) is part
+        # of it, not a match of its own
+        for value, count in (("text dup 0", 5), ("bytes dup 0", 4), ("string dup 0", 3)):
             r = run("retainers", self.program.socket, "--value", value, "--limit", "0", "--json")
             self.assertEqual(r.returncode, 0, r.stderr)
             got = json.loads(r.stdout)
-            self.assertGreaterEqual(got["count"], at_least, value)
+            self.assertEqual(got["count"], count, value)
             for m in got["matches"]:
                 self.assertEqual(m["start"], "gc-root")
 

@@ -73,6 +73,7 @@ class HeapKind(HostileDebuggee):
                                           "--limit", "3"]),
                            ("dominators", ["dominators", sock]),
                            ("leaks", ["leaks", sock]),
+                           ("leaks --group", ["leaks", sock, "--group", "1", "--limit", "0"]),
                            ("snapshot", ["snapshot", sock, "-o", out, "--force"])):
             with self.subTest(what):
                 self.assertNoted(self.run_cmd(*args), what)
@@ -220,7 +221,7 @@ class AbsurdInfo(HeapKind, unittest.TestCase):
                          "--json")
         types = {c["closure"]["address"]: c["closure"].get("type") for c in
                  json.loads(r.stdout)["children"]}
-        self.assertEqual(types[self.hostile["closures"]["type_200"]], "UNKNOWN")
+        self.assertEqual(types[self.hostile["closures"]["type_200"]], "UNKNOWN_TYPE_200")
         self.assertEqual(types[self.hostile["closures"]["type_0"]], "INVALID_OBJECT")
 
 

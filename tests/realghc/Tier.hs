@@ -26,6 +26,19 @@
 --   --tick MS    after "ready", a thread prints "tick N" every MS ms: the
 --                gaps show when the program did not run (paused). It
 --                allocates a little, so with it the heap is not still.
+--   --slices N   N ByteStrings "slice-000000" .. (6 digits) made by B.take
+--                and B.drop of one larger ByteString, which only they hold:
+--                N BS at offsets into one array (over a PlainPtr); and the
+--                same for Text: N Texts "tslice-000000" .. at offsets into
+--                one array (T.take, T.drop)
+--   --malloc N   N ByteStrings "malloc-0" .. over mallocForeignPtrBytes
+--                (contents MallocPtr: a pinned array and an IORef)
+--   --foreign N  N ByteStrings "foreign-0" .. over malloc'd memory
+--                (newForeignPtr_: PlainForeignPtr), outside the GHC heap
+--   --lazy-lines N  N Strings "line-0" .. built lazily and forced after the
+--                major GC, just before "ready": the evaluated thunks (the
+--                list, each line, the lines' tails) stay BLACKHOLEs whose
+--                indirectee is the value, as no GC runs after "ready"
 --   --stack-held one more thread, labelled tier-stack-holder, blocked on the
 --                workers' MVar inside a `catch` in Main's holdOnStack,
 --                whose case continuation holds the one StackHeld value
@@ -39,8 +52,15 @@ import Control.Exception (SomeException, catch, evaluate)
 import Control.Monad
 import qualified Data.ByteString as B
 import qualified Data.ByteString.Char8 as BC
+import qualified Data.ByteString.Internal as BI
+import Data.Char (ord)
+import Data.List (foldl')
 import qualified Data.Map.Strict as M
 import qualified Data.Text as T
+import Data.Word (Word8)
+import Foreign.ForeignPtr (mallocForeignPtrBytes, newForeignPtr_, withForeignPtr)
+import Foreign.Marshal.Alloc (mallocBytes)
+import Foreign.Marshal.Array (pokeArray)
 import Foreign.StablePtr (newStablePtr)
 import GHC.Conc (labelThread)
 import GHC.Exts (takeMVar#)
@@ -73,6 +93,39 @@ option name args = case dropWhile (/= name) args of
   _ : n : _ -> read n
   _ -> 0
 
+-- The bytes of an ASCII String.
+ascii :: String -> [Word8]
+ascii = map (fromIntegral . ord)
+
+-- A ByteString over a MallocPtr (mallocForeignPtrBytes), as BC.pack never makes.
+mallocBS :: String -> IO B.ByteString
+mallocBS s = do
+  fp <- mallocForeignPtrBytes (length s)
+  withForeignPtr fp $ \p -> pokeArray p (ascii s)
+  return $! BI.BS fp (length s)
+
+-- A ByteString over malloc'd memory (PlainForeignPtr), outside the GHC heap.
+foreignBS :: String -> IO B.ByteString
+foreignBS s = do
+  p <- mallocBytes (length s)
+  pokeArray p (ascii s)
+  fp <- newForeignPtr_ p
+  return $! BI.BS fp (length s)
+
+-- --slices N: N BS into one array, "slice-" and 6 digits each.
+slicesOf :: Int -> [B.ByteString]
+slicesOf n = [B.take 12 (B.drop (7 + 12 * i) whole) | i <- [0 .. n - 1]]
+  where
+    whole = BC.pack ("slices:" ++ concatMap (\i -> "slice-" ++ pad6 (show i)) [0 .. n - 1])
+
+-- --slices N: N Texts into one array, "tslice-" and 6 digits each.
+textSlicesOf :: Int -> [T.Text]
+textSlicesOf n = [T.take 13 (T.drop (7 + 13 * i) whole) | i <- [0 .. n - 1]]
+  where
+    whole = T.pack ("slices:" ++ concatMap (\i -> "tslice-" ++ pad6 (show i)) [0 .. n - 1])
+
+pad6 :: String -> String
+pad6 d = replicate (6 - length d) '0' ++ d
 -- (out of line, both: GHC would keep only the Int otherwise)
 {-# NOINLINE mkStackHeld #-}
 mkStackHeld :: Int -> StackHeld
@@ -127,7 +180,16 @@ main = withGhcDebug $ do
     labelThread t "tier-stack-holder"
     myThreadId >>= \me -> labelThread me "tier-main"
   _ <- newStablePtr (Held leaks texts bytes list chunks waiting)
+  slices <- mapM evaluate (slicesOf (option "--slices" args))
+  textSlices <- mapM evaluate (textSlicesOf (option "--slices" args))
+  mallocs <- mapM (\i -> mallocBS ("malloc-" ++ show i)) [0 .. option "--malloc" args - 1]
+  foreigns <- mapM (\i -> foreignBS ("foreign-" ++ show i)) [0 .. option "--foreign" args - 1]
+  let lazyLines = map (\i -> "line-" ++ show i) [0 .. option "--lazy-lines" args - 1]
+  _ <- newStablePtr (slices, textSlices, mallocs, foreigns, lazyLines)
   performMajorGC
+  -- after the GC: the thunks of lazyLines are updated in place, into
+  -- BLACKHOLEs that no later GC short-cuts
+  mapM_ (\l -> evaluate (foldl' (\a c -> a + ord c) 0 l)) lazyLines
   putStrLn "ready"
   hFlush stdout
   let tick = option "--tick" args

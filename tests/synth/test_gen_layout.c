@@ -87,7 +87,7 @@ static uint32_t type_at(const tw *t, uint64_t v) {
     return tw_closure_info(t, v & ~(uint64_t)7).type;
 }
 
-static unsigned frame_kinds[64];
+static unsigned frame_kinds[128]; /* by closure type: 0..65 */
 
 /* Fields the RTS only ever fills with closures of particular types. */
 static void check_fields(const tw *t, uint64_t a) {
@@ -168,6 +168,8 @@ static void check_fields(const tw *t, uint64_t a) {
                 cr_assert_eq(type_at(t, tw_u64(t, sp + 8 * n)), 38, "updatee not a BLACKHOLE");
             if (fi.type == 35)
                 cr_assert_eq(type_at(t, tw_u64(t, sp + 8)), 53, "underflow to a non-STACK");
+            if (fi.type == 65) /* ANN_FRAME: its annotation, after the profiling words */
+                cr_assert_eq(type_at(t, tw_u64(t, sp + 8 * n)), 42, "annotation not text");
             if (fi.type == 32)
                 cr_assert(tw_is_fun(type_at(t, tw_u64(t, sp + 16))));
             sp += 8 * (1 + n);
@@ -185,9 +187,10 @@ static int cmp_u64(const void *x, const void *y) {
     return a < b ? -1 : a > b;
 }
 
-static void check_heap(bool profiled, uint64_t seed, uint64_t closures) {
+static void check_heap_of(unsigned ghc, bool profiled, uint64_t seed, uint64_t closures) {
     synth_options o;
     synth_options_default(&o);
+    o.ghc_version = ghc;
     o.profiled = profiled;
     o.seed = seed;
     o.closures = closures;
@@ -197,8 +200,8 @@ static void check_heap(bool profiled, uint64_t seed, uint64_t closures) {
     tw_generate(&o, &p);
     tw t = tw_of(&p);
     cr_assert_eq(p.prof_mode, profiled ? 4 : 0);
-    cr_assert_eq(p.ghc_major, 910);
-    cr_assert_eq(p.ghc_patch, 1);
+    cr_assert_eq(p.ghc_major, ghc);
+    cr_assert_eq(p.ghc_patch, ghc == 912 ? 2 : 1);
 
     chk k = {&t, 0, 0, 0};
     for (size_t r = 0; r < p.n_roots; r++)
@@ -208,7 +211,7 @@ static void check_heap(bool profiled, uint64_t seed, uint64_t closures) {
     size_t heap_n = 0;
     uint64_t *heap = malloc(all.n * 8);
     cr_assert_not_null(heap);
-    unsigned kinds[64] = {0};
+    unsigned kinds[128] = {0};
     for (size_t i = 0; i < all.n; i++) {
         uint32_t ty = check_closure(&t, all.v[i]);
         kinds[ty]++;
@@ -231,6 +234,8 @@ static void check_heap(bool profiled, uint64_t seed, uint64_t closures) {
     static const unsigned frames[] = {30, 31, 32, 33, 34, 35, 36, 55};
     for (size_t i = 0; i < sizeof frames / sizeof frames[0]; i++)
         cr_assert_gt(frame_kinds[frames[i]], 0, "no stack frame of type %u", frames[i]);
+    cr_assert_eq(frame_kinds[65], ghc >= 914 ? 2 : 0, "annotation frames of the main and worker "
+                                                     "threads under GHC 9.14 only");
 
     qsort(heap, heap_n, 8, cmp_u64);
     for (size_t i = 0; i + 1 < heap_n; i++)
@@ -240,6 +245,17 @@ static void check_heap(bool profiled, uint64_t seed, uint64_t closures) {
     free(heap);
     free(all.v);
     synth_process_free(&p);
+}
+
+static void check_heap(bool profiled, uint64_t seed, uint64_t closures) {
+    check_heap_of(910, profiled, seed, closures);
+}
+
+/* GHC 9.12 lays out what 9.10 does; 9.14 adds annotation frames. */
+Test(gen_layout, heaps_of_ghc_912_and_914_are_consistent) {
+    check_heap_of(912, false, 3, 8000);
+    check_heap_of(914, false, 3, 8000);
+    check_heap_of(914, true, 4, 8000);
 }
 
 Test(gen_layout, plain_heap_is_consistent) {

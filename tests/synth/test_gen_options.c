@@ -54,6 +54,51 @@ Test(gen_options, invalid_values) {
     rejected(&o, "absurd size");
 }
 
+Test(gen_options, ghc_versions) {
+    synth_options o;
+    synth_options_default(&o);
+    cr_assert_eq(o.ghc_version, 910);
+    cr_assert_eq(o.unknown_type, 0);
+    o.ghc_version = 911;
+    rejected(&o, "GHC 9.11");
+    synth_options_default(&o);
+    o.ghc_version = 914;
+    o.unknown_type = 65;
+    rejected(&o, "ANN_FRAME is a type of GHC 9.14");
+    o.unknown_type = 64;
+    rejected(&o, "CONTINUATION");
+    o.unknown_type = 65536;
+    rejected(&o, "beyond 16 bits");
+    static const struct { unsigned ghc, patch, unknown; const char *name; } ok[] = {
+        {910, 1, 65, "UNKNOWN_TYPE_65"}, {912, 2, 65, "UNKNOWN_TYPE_65"},
+        {914, 1, 66, "UNKNOWN_TYPE_66"}, {914, 1, 300, "UNKNOWN_TYPE_LARGE"}};
+    for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
+        synth_options_default(&o);
+        o.closures = 3000;
+        o.leak_count = 100;
+        o.ghc_version = ok[i].ghc;
+        o.unknown_type = ok[i].unknown;
+        synth_process p;
+        tw_generate(&o, &p);
+        cr_assert_eq(p.ghc_major, ok[i].ghc);
+        cr_assert_eq(p.ghc_patch, ok[i].patch);
+        /* the last root holds the closure of that type: one pointer, one word */
+        tw t = tw_of(&p);
+        uint64_t u = p.roots[p.n_roots - 1];
+        tw_info info = tw_closure_info(&t, u);
+        cr_assert_eq(info.type, ok[i].unknown);
+        cr_assert_eq(info.ptrs, 1);
+        cr_assert_eq(info.nptrs, 1);
+        char want[96];
+        snprintf(want, sizeof want, "\"name\": \"%s\", \"address\": \"0x%llx\"", ok[i].name,
+                 (unsigned long long)u);
+        cr_assert(strstr(p.plan_json, want), "plan lacks %s", want);
+        cr_assert_eq(strstr(p.plan_json, "\"annotation_frames\"") != NULL, ok[i].ghc >= 914);
+        cr_assert_eq(strstr(p.plan_json, "\"ghc_version\"") != NULL, ok[i].ghc != 910);
+        synth_process_free(&p);
+    }
+}
+
 Test(gen_options, profiled_headers_and_cost_centres) {
     synth_options o;
     synth_options_default(&o);

@@ -165,7 +165,8 @@ static inline void tw_frames(const tw *t, uint64_t owner, uint64_t sp, uint64_t 
             n = tw_u64(t, sp + 8);
             fun = tw_u64(t, sp + 16) & ~(uint64_t)7;
         } else if (i.type == 30 || (i.type >= 33 && i.type <= 36) ||
-                   (i.type >= 55 && i.type <= 57)) {
+                   (i.type >= 55 && i.type <= 57) ||
+                   (i.type == 65 && t->p->ghc_major >= 914)) { /* ANN_FRAME: GHC 9.14 */
             n = i.layout & 63;
         } else {
             cr_assert_eq(i.type, 29, "unexpected frame type %u", i.type);

@@ -200,6 +200,19 @@ Test(stack, ret_fun_whose_function_is_not_one) {
     tc_expect_hex(&C, "00 00 00 00 | 01 00");
 }
 
+/* ANN_FRAME (65, GHC 9.14: header, annotation) has a small layout; an
+ * older GHC has no such frame type. */
+Test(stack, ann_frame_by_version) {
+    tp_itbl_layout(&P, 0x401b28, 0x01, 65, 0);
+    tp_put64(&P, SP, 0x401b28);
+    P.ghc_major = 914;
+    ask_stack(0);
+    tc_expect_hex(&C, "00 00 00 05 | 00 00 | 00 00 00 01 | 01");
+    P.ghc_major = 912;
+    ask_stack(0);
+    tc_expect_hex(&C, "00 00 00 00 | 01 04");
+}
+
 Test(stack, unsupported_frame_types_are_bad_stack) {
     tp_itbl_layout(&P, 0x401928, 0, 29, 0); /* RET_BCO */
     tp_put64(&P, SP, 0x401928);

@@ -1,9 +1,11 @@
 """The leaks view (issue 12 §2): L lists the era-boundary groups with the
-numbers and retainer kinds `heapscope leaks --json` gives for the same
-heap, the planted thunk first; Enter on a group
-searches its retaining closures and shows their paths merged, as the
-group's `retainers --merged` command does; without era profiling L says
-that it needs it."""
+numbers, names and retainer kinds `heapscope leaks --json` gives for the
+same heap, the planted thunk first; Enter on a group opens the group's
+edges, as the group's `leaks --group N` command lists them (not every
+closure of the retainer's info table), an edge opens into its newer
+retainer and the field holding the older closure, and Ctrl-A offers the
+selected closure's address to search its retainers; without era profiling
+L says that it needs it."""
 import json
 import re
 import subprocess
@@ -12,7 +14,6 @@ import harness
 from harness import TuiCase
 
 ROW = re.compile(r"^[ >]?\s*(\d+)\s+(\d+)\s+(\d+)  (\w+)\s+(.+?) (?:→|->) (.+?)\s*$")
-MERGED_ROW = re.compile(r"^[ >]?\s*(\d+)\s+(\d+)  ( *)(?:[▸▾+-] |  )(.+?)  (0x[0-9a-f]+)  ")
 TOP = 10
 PLANTED = "app/Main.hs:41:9-30"  # the planted thunk's source location
 
@@ -32,8 +33,7 @@ class Leaks(TuiCase):
     def test_groups_are_the_cli_report(self):
         d = self.debuggee()
         want = cli("leaks", d.socket, "--top", str(TOP))
-        merged = cli("retainers", d.socket, "--bucket", "source=" + PLANTED, "--merged",
-                     "--limit", "100")["merged"]  # (before the TUI holds the debuggee)
+        edges = cli("leaks", d.socket, "--group", "1")  # (before the TUI holds the debuggee)
         t = self.paused(d, height=40, width=200)
         t.keys("L")
         s = t.wait(lambda s: len(rows(s)) >= TOP, "the leaks view", timeout=120)
@@ -42,24 +42,34 @@ class Leaks(TuiCase):
         for got, g in zip(rows(s), want["top"]):
             self.assertEqual(got, (g["bytes"], g["older"], g["edges"], g["kind"], g["retainer"],
                                    g["retained"]), s.dump())
-        self.assertEqual(rows(s)[0][3:5], ("thunk", PLANTED))
-        # the planted thunk's group: Enter shows its retainers' paths merged
+        self.assertEqual(rows(s)[0][3:5], ("thunk", "leaky " + PLANTED))
+        # the planted thunk's group: Enter shows its edge, as --group lists it
         t.keys("/")
         t.type(PLANTED)
         t.keys("Enter")
         s = t.wait(lambda s: PLANTED in (s.selected_text() or ""), "the planted group selected")
         t.keys("Enter")
-        s = t.wait(lambda s: "Merged paths" in s.lines[0] and any(map(MERGED_ROW.match, s.lines)),
-                   "the group's merged paths", timeout=120)
-        start = next(n for n in merged if n["parent"] is None)
-        first = next(m for m in map(MERGED_ROW.match, s.lines) if m)
-        self.assertEqual((int(first.group(1)), int(first.group(2)), first.group(5)),
-                         (start["matches"], start["bytes"], start["closure"]["address"]), s.dump())
-        self.assertIn("source=" + PLANTED, s.lines[0])
-        # m: the list of the group's matches
-        t.keys("m")
-        t.wait(lambda s: "Merged paths" not in s.lines[0] and "leak group" in s.lines[0],
-               "the group's list of matches")
+        s = t.wait(lambda s: "Edges of leak group 1: leaky " + PLANTED in s.lines[0],
+                   "the group's edges", timeout=120)
+        self.assertIn("1 of 1 edge", s.lines[0])
+        [edge] = edges["items"]
+        row = s.lines[s.row_with(edge["to"]["address"])]
+        self.assertRegex(row, r"era %d → %d ‼ .*CONSTR_2_0" % (edge["from"]["era"],
+                                                             edge["to"]["era"]), s.dump())
+        t.keys("Enter")
+        s = t.wait(lambda s: s.row_with("Newer retainer") is not None, "the edge opened")
+        self.assertIn(edge["from"]["address"], s.lines[s.row_with("Newer retainer (era %d)"
+                                                                  % edge["from"]["era"])])
+        self.assertIn(edge["to"]["address"], s.lines[s.row_with("Argument 0")])
+        # the older closure's own retainers: Ctrl-A offers its address
+        t.keys("Down", "Down")
+        s = t.wait(lambda s: "Argument 0" in (s.selected_text() or ""), "the older closure")
+        t.keys("C-a")
+        t.wait_text(edge["to"]["address"], what="the address offered")
+        t.keys("Enter")
+        s = t.wait(lambda s: "Retainers of" in s.lines[0] and edge["to"]["address"] in s.lines[0],
+                   "the older closure's retainers", timeout=60)
+        self.assertIn("1 items", s.lines[0])
 
     def test_needs_era_profiling(self):
         d = self.debuggee(args=("--closures", "3000", "--leak-count", "50", "--seed", "5"))

@@ -429,3 +429,53 @@ Test(heap_decode_stack, ap_stack_size_beyond_block) {
     cr_expect(strstr(t.err.message, "AP_STACK"), "%s", t.err.message);
     ht_fini(&t);
 }
+
+/* GHC 9.14's annotation frame (StgAnnFrame: header, ann; a small bitmap
+ * like an update frame's): its annotation is an edge of the stack. Before
+ * 9.14 the number is no frame type, and the walk ends there, as at any
+ * frame it cannot size, without failing the stack. */
+static void ann_frame(bool prof, uint32_t major) {
+    ht t;
+    ht_init_version(&t, prof, major, 1);
+    stack_infos(&t);
+    const uint64_t i_ann = UINT64_C(0x420a00);
+    fake_info_layout(t.f, i_ann, HS_ANN_FRAME, fake_small_layout(prof ? "NNP" : "P"));
+    unsigned pw = prof ? 2 : 0;
+    uint64_t a = BLK + 0x100, sp = stack_at(&t, a, 2 + 2 + pw + 1 + pw);
+    writer w = {t.f, sp};
+    put(&w, I_RET1);
+    put(&w, BLK + 0x2000 + 1);
+    put(&w, i_ann);
+    if (prof) {
+        put(&w, CCS_ADDR);
+        put(&w, ERA);
+    }
+    put(&w, BLK + 0x2100 + 1); /* the annotation */
+    put(&w, I_STOP);
+    if (prof) {
+        put(&w, CCS_ADDR);
+        put(&w, ERA);
+    }
+    ht_open(&t);
+    ht_ok(&t, a);
+    if (major < 914) {
+        cr_assert_eq(t.c.n_frames, 1, "the walk ends at a type this GHC has not");
+        cr_expect_eq(t.c.n_edges, 1);
+        ht_fini(&t);
+        return;
+    }
+    cr_assert_eq(t.c.n_frames, 3);
+    const heap_frame *fr = t.c.frames;
+    cr_expect_eq(fr[1].info->type, HS_ANN_FRAME);
+    cr_expect_eq(fr[1].offset, 16);
+    cr_expect_eq(fr[1].size, 16 + 8 * pw);
+    cr_expect_str_eq(hs_closure_type_name(fr[1].info->type), "ANN_FRAME");
+    cr_assert_eq(t.c.n_edges, 2);
+    ht_edge(&t, 1, BLK + 0x2100, HEAP_EDGE_FRAME_FIELD, 1, pw);
+    cr_expect_eq(fake_counts_of(t.f)->stack_bitmap, 0, "its bitmap is in its info table");
+    ht_fini(&t);
+}
+
+Test(heap_decode_stack, ann_frame_914) { ann_frame(false, 914); }
+Test(heap_decode_stack, ann_frame_914_profiled) { ann_frame(true, 914); }
+Test(heap_decode_stack, ann_frame_number_before_914) { ann_frame(false, 912); }

@@ -2,7 +2,9 @@
  * built by hand, where every group's edges, older closures and bytes are
  * known: boundary edges only from newer to older eras (not to or from era
  * 0, not through a WEAK), grouped by source location across info tables,
- * bytes only for older closures the edge's retainer dominates; the ranking
+ * a closure without IPE named by its type and info table, bytes only for
+ * older closures the edge's retainer dominates; a group's edges (all, or
+ * those retaining most up to a limit) adding up to its counts; the ranking
  * (groups that free something first, holds before contents, then bytes) and
  * the retainer kinds; and the refusal on a heap without era profiling. */
 #include <criterion/criterion.h>
@@ -82,23 +84,25 @@ static uint64_t retained_of(const query_dominators *d, uint64_t addr) {
     return q.retained;
 }
 
-/* The report over q's heap, opened here; d is kept for retained sizes. */
-static void report_of(qh *q, query_dominators **d, query_leaks *l) {
-    heap *h = qh_open(q);
+/* The report over h; d is kept for retained sizes. */
+static void report_on(heap *h, query_dominators **d, query_leaks *l) {
     hs_error err = {0};
     *d = NULL;
     cr_assert_eq(query_dominators_run(h, NULL, NULL, d, &err), HS_OK, "%s", err.message);
     cr_assert_eq(query_leaks_run(h, *d, NULL, NULL, l, &err), HS_OK, "%s", err.message);
 }
 
+/* The report over q's heap, opened here. */
+static void report_of(qh *q, query_dominators **d, query_leaks *l) {
+    report_on(qh_open(q), d, l);
+}
+
 Test(leaks, groups_edges_and_bytes) {
     world w;
     world_make(&w);
-    hs_error err = {0};
-    query_dominators *d = NULL;
-    cr_assert_eq(query_dominators_run(w.h, NULL, NULL, &d, &err), HS_OK, "%s", err.message);
+    query_dominators *d;
     query_leaks l;
-    cr_assert_eq(query_leaks_run(w.h, d, NULL, NULL, &l, &err), HS_OK, "%s", err.message);
+    report_on(w.h, &d, &l);
 
     /* t -> c1, t3 -> c2, t2 -> shared, holder -> shared, holder -> t2 */
     cr_expect_eq(l.edges, 5);
@@ -109,7 +113,7 @@ Test(leaks, groups_edges_and_bytes) {
     const query_leak_group *g = &l.groups[0];
     cr_expect_str_eq(g->retainer, "app/Main.hs:41:9-30");
     cr_expect_str_eq(g->retained, "ghc-prim:GHC.Types::");
-    cr_expect(g->has_position);
+    cr_expect(g->named_by_ipe);
     cr_expect_eq(g->edges, 2);
     cr_expect_eq(g->older, 1);
     cr_expect_eq(g->bytes, (uint64_t)(H + 16) + (H + 8), "%lu", (unsigned long)g->bytes);
@@ -117,10 +121,9 @@ Test(leaks, groups_edges_and_bytes) {
     cr_expect_eq(g->to, g->from == w.t ? w.c1 : w.c2);
 
     char bare[64];
-    snprintf(bare, sizeof bare, "<info 0x%lx>", (unsigned long)w.bare_info);
+    snprintf(bare, sizeof bare, "THUNK_1_0 <info 0x%lx>", (unsigned long)w.bare_info);
     g = group(&l, bare, "main:Main:Shared"); /* shared is held by the holder too */
-    cr_expect(!g->has_position);
-    cr_expect_eq(g->info_ptr, w.bare_info);
+    cr_expect(!g->named_by_ipe);
     cr_expect_eq(g->edges, 1);
     cr_expect_eq(g->older, 0);
     cr_expect_eq(g->bytes, 0);
@@ -129,7 +132,7 @@ Test(leaks, groups_edges_and_bytes) {
 
     const query_leak_group *to_shared = NULL, *to_thunk = NULL;
     for (size_t i = 0; i < l.n_groups; i++) {
-        if (!strcmp(l.groups[i].retained, "THUNK_1_0"))
+        if (!strcmp(l.groups[i].retained, bare)) /* the thunk without IPE, by its type */
             to_thunk = &l.groups[i];
         else if (l.groups[i].from == w.holder)
             to_shared = &l.groups[i];
@@ -149,6 +152,61 @@ Test(leaks, groups_edges_and_bytes) {
             cr_expect_geq(l.groups[i - 1].bytes, l.groups[i].bytes);
     }
     cr_expect_eq(l.bytes, sum);
+    query_leaks_free(&l);
+    query_dominators_free(d);
+    world_free(&w);
+}
+
+/* The location's group (t -> c1, t3 -> c2): its edges are exactly those two,
+ * the one whose retainer dominates the older closure first with that
+ * closure's retained size, the other with none; a limit keeps the first. */
+Test(leaks, group_edges) {
+    world w;
+    world_make(&w);
+    hs_error err = {0};
+    query_dominators *d;
+    query_leaks l;
+    report_on(w.h, &d, &l);
+    cr_assert_str_eq(l.groups[0].retainer, "app/Main.hs:41:9-30");
+    query_leak_edges e;
+    cr_assert_eq(query_leaks_group_edges(w.h, d, &l, 0, 0, NULL, NULL, &e, &err), HS_OK, "%s",
+                 err.message);
+    cr_assert_eq(e.count, 2);
+    cr_expect_eq(e.total, l.groups[0].edges);
+    cr_expect_eq(e.items[0].from, w.t);
+    cr_expect_eq(e.items[0].to, w.c1);
+    cr_expect_eq(e.items[0].from_era, 3);
+    cr_expect_eq(e.items[0].to_era, 1);
+    cr_expect_eq(e.items[0].bytes, retained_of(d, w.c1));
+    cr_expect_eq(e.items[0].bytes, l.groups[0].bytes);
+    cr_expect_eq(e.items[1].from, w.t3);
+    cr_expect_eq(e.items[1].to, w.c2);
+    cr_expect_eq(e.items[1].from_era, 4);
+    cr_expect_eq(e.items[1].bytes, 0); /* c2 is held through c1 too */
+    char field[64];
+    query_leak_edge_label(w.h, &e.items[1], field, sizeof field);
+    cr_expect_str_eq(field, "Argument 0"); /* a thunk's free variable */
+    query_leak_edges_free(&e);
+
+    cr_assert_eq(query_leaks_group_edges(w.h, d, &l, 0, 1, NULL, NULL, &e, &err), HS_OK, "%s",
+                 err.message);
+    cr_expect_eq(e.count, 1);
+    cr_expect_eq(e.total, 2);
+    cr_expect_eq(e.items[0].to, w.c1);
+    query_leak_edges_free(&e);
+
+    /* every group's edges add up to the report's */
+    uint64_t all = 0;
+    for (size_t i = 0; i < l.n_groups; i++) {
+        cr_assert_eq(query_leaks_group_edges(w.h, d, &l, i, 0, NULL, NULL, &e, &err), HS_OK);
+        cr_expect_eq(e.total, l.groups[i].edges, "group %zu", i);
+        cr_expect_eq(e.count, e.total);
+        all += e.total;
+        query_leak_edges_free(&e);
+    }
+    cr_expect_eq(all, l.edges);
+    cr_expect_eq(query_leaks_group_edges(w.h, d, &l, l.n_groups, 0, NULL, NULL, &e, &err),
+                 HS_ERR_USAGE);
     query_leaks_free(&l);
     query_dominators_free(d);
     world_free(&w);
@@ -204,7 +262,7 @@ Test(leaks, nested_closures_of_a_group_count_once) {
     report_of(q, &d, &l);
     cr_assert_eq(l.n_groups, 1);
     const query_leak_group *g = &l.groups[0];
-    cr_expect_str_eq(g->retainer, "app/New.hs:1:1-9");
+    cr_expect_str_eq(g->retainer, "main:Main:New"); /* a constructor by its description */
     cr_expect_str_eq(g->retained, "main:Main:Old");
     cr_expect_eq(g->edges, 2);
     cr_expect_eq(g->older, 2);
@@ -231,7 +289,7 @@ static uint64_t old_chain(qh *q, uint64_t end, int n) {
 /* A root of no era holds: a constructor New (era 3) over three old cells,
  * a function F (era 3) over two, a thunk T (era 2) over one, and a thunk T2
  * (era 3) over an old closure the root holds too. New and T share a source
- * location but not a kind: two groups. Bytes alone would put New first;
+ * location, but New is named by its constructor. Bytes alone would put New first;
  * holds come first, and T2, which frees nothing, last. */
 Test(leaks, holds_rank_before_contents) {
     qh *q = qh_new(WIRE_PROF_ERA);
@@ -267,7 +325,7 @@ Test(leaks, holds_rank_before_contents) {
         uint64_t bytes, from;
     } want[4] = {{"app/Main.hs:9:1-9", "main:Main:Old", QUERY_LEAK_FUNCTION, 2 * (H + 8), f},
                  {"app/Main.hs:7:1-5", "main:Main:Old", QUERY_LEAK_THUNK, H + 8, t},
-                 {"app/Main.hs:7:1-5", "main:Main:Old", QUERY_LEAK_CONSTRUCTOR, 3 * (H + 8), n},
+                 {"main:Main:New", "main:Main:Old", QUERY_LEAK_CONSTRUCTOR, 3 * (H + 8), n},
                  {"app/Main.hs:8:1-5", "main:Main:Shared", QUERY_LEAK_THUNK, 0, t2}};
     for (size_t i = 0; i < 4; i++) {
         const query_leak_group *g = &l.groups[i];

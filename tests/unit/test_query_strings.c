@@ -386,3 +386,148 @@ Test(query_strings, strings_sharing_a_long_tail_are_spelt_out_within_a_budget) {
     query_strings_free(&s);
     qh_free(q);
 }
+
+static uint64_t ind(qh *q, uint32_t type, uint64_t target) {
+    return qh_plain(q, type, 1, &target, 0);
+}
+
+Test(query_strings, strings_read_through_indirections_once) {
+    /* evaluated thunks the GC has not cleaned yet: BLACKHOLE, IND and
+     * IND_STATIC whose indirectee is the value */
+    qh *q = qh_new(WIRE_PROF_NONE);
+    uint64_t nil = qh_static_con(q, NIL);
+    uint64_t c = cons(q, ind(q, HS_BLACKHOLE, chr(q, 'c')), ind(q, HS_IND, nil));
+    uint64_t bc = cons(q, chr(q, 'b'), ind(q, HS_BLACKHOLE, ind(q, HS_IND, c)));
+    uint64_t abc = cons(q, chr(q, 'a'), ind(q, HS_BLACKHOLE, bc));
+    qh_root(q, abc);
+    qh_root(q, ind(q, HS_BLACKHOLE, abc)); /* the same String by a second path */
+    qh_root(q, ind(q, HS_BLACKHOLE, bc));  /* and its tail: no String of its own */
+    /* under evaluation: the indirectee is no value (a thunk here, a TSO in GHC) */
+    uint64_t pending = ind(q, HS_BLACKHOLE, qh_plain(q, HS_THUNK_1_0, 1, &nil, 0));
+    qh_root(q, cons(q, chr(q, 'p'), pending));
+    /* a cycle of indirections is left after a bounded number of hops */
+    uint64_t loop = ind(q, HS_BLACKHOLE, 0);
+    qh_set_ptr(q, loop, 0, loop);
+    qh_root(q, cons(q, chr(q, 'l'), loop));
+    query_strings s;
+    run(q, NULL, &s);
+    const query_strings_row *r = row(&s, "abc");
+    cr_assert(r, "a String behind indirections is read");
+    cr_expect_eq(r->count, 1);
+    cr_expect_eq(r->kinds, QUERY_STRING_LIST);
+    cr_expect_eq(r->first, abc);
+    cr_expect_eq(r->bytes, 3 * 24 + 3 * 16, "its cells and C# boxes");
+    cr_expect_null(row(&s, "bc"));
+    cr_expect_null(row(&s, "c"));
+    cr_expect_eq(s.n_rows, 1);
+    cr_expect_eq(s.skipped, 2, "the String under evaluation and the one into a cycle");
+    query_strings_free(&s);
+    qh_free(q);
+}
+
+Test(query_strings, bytestring_contents_through_indirections_and_outside_the_heap) {
+    qh *q = qh_new(WIRE_PROF_NONE);
+    /* ForeignPtr's contents field is lazy: an evaluated thunk's BLACKHOLE */
+    uint64_t array = arr(q, "xxslice", 7);
+    uint64_t plain = qh_con(q, "ghc-internal:GHC.Internal.ForeignPtr.PlainPtr", 1, &array, 0);
+    uint64_t bh = ind(q, HS_BLACKHOLE, plain);
+    uint64_t b = qh_con(q, BS, 1, &bh, 2);
+    qh_set_ptr(q, b, 1, array + 8 + 8 + 2); /* a slice: the Addr# 2 bytes in */
+    qh_set_ptr(q, b, 2, 5);
+    qh_root(q, b);
+    /* MallocPtr: the array and an IORef of finalizers */
+    uint64_t marray = arr(q, "malloc", 6);
+    uint64_t ref = qh_con(q, "main:Main.Ref", 0, NULL, 1);
+    uint64_t mfields[2] = {marray, ref};
+    uint64_t malloc_ptr = qh_con(q, "base:GHC.ForeignPtr.MallocPtr", 2, mfields, 0);
+    uint64_t m = qh_con(q, BS, 1, &malloc_ptr, 2);
+    qh_set_ptr(q, m, 1, marray + 8 + 8);
+    qh_set_ptr(q, m, 2, 6);
+    qh_root(q, m);
+    /* FinalPtr (static memory) and PlainForeignPtr (malloc'd): outside */
+    uint64_t final = qh_static_con(q, "ghc-internal:GHC.Internal.ForeignPtr.FinalPtr");
+    uint64_t f = qh_con(q, BS, 1, &final, 2);
+    qh_root(q, f);
+    uint64_t plain_foreign = qh_con(q, "base:GHC.ForeignPtr.PlainForeignPtr", 1, &ref, 0);
+    uint64_t pf_bh = ind(q, HS_BLACKHOLE, plain_foreign);
+    qh_root(q, qh_con(q, BS, 1, &pf_bh, 2));
+    /* contents not evaluated: neither outside the heap nor a value */
+    uint64_t lazy = qh_plain(q, HS_THUNK_1_0, 1, &array, 0);
+    qh_root(q, qh_con(q, BS, 1, &lazy, 2));
+    query_strings s;
+    run(q, NULL, &s);
+    const query_strings_row *r = row(&s, "slice"), *mr = row(&s, "malloc");
+    cr_assert(r && mr);
+    cr_expect_eq(r->kinds, QUERY_STRING_BYTESTRING);
+    cr_expect_eq(r->bytes, 32 + 16 + 24, "BS, PlainPtr, array");
+    cr_expect_eq(mr->kinds, QUERY_STRING_BYTESTRING);
+    cr_expect_eq(mr->count, 1);
+    cr_expect_eq(s.n_rows, 2, "no array left over as a value of its own");
+    cr_expect_eq(s.external, 2);
+    cr_expect_eq(s.skipped, 1);
+    query_strings_free(&s);
+    qh_free(q);
+}
+
+typedef struct match_list {
+    uint64_t *addrs;
+    size_t *n;
+} match_list;
+
+static bool collect_match(void *ctx, heap *h, const query_match *m) {
+    (void)h;
+    match_list *l = ctx;
+    if (*l->n < 8)
+        l->addrs[(*l->n)++] = m->steps[m->n_steps - 1].addr;
+    return true;
+}
+
+Test(query_strings, value_filter_follows_indirections_and_skips_held_arrays) {
+    qh *q = qh_new(WIRE_PROF_NONE);
+    uint64_t nil = qh_static_con(q, NIL);
+    uint64_t list = cons(q, ind(q, HS_BLACKHOLE, chr(q, 'a')),
+                         ind(q, HS_IND, cons(q, chr(q, 'b'), ind(q, HS_BLACKHOLE, nil))));
+    uint64_t a = arr(q, "ab", 2), alone = arr(q, "ab", 2), barr = arr(q, "ab", 2);
+    uint64_t t = text(q, TEXT2, a, 0, 2);
+    uint64_t plain = qh_con(q, PLAIN, 1, &barr, 0);
+    uint64_t bh = ind(q, HS_BLACKHOLE, plain);
+    uint64_t b = qh_con(q, BS, 1, &bh, 2);
+    qh_set_ptr(q, b, 1, barr + 8 + 8);
+    qh_set_ptr(q, b, 2, 2);
+    uint64_t raw = arr(q, "ab", 2);
+    uint64_t raw_plain = qh_con(q, PLAIN, 1, &raw, 0); /* a ForeignPtr's, no ByteString's */
+    uint64_t roots[] = {list, t, alone, b, raw_plain};
+    for (size_t i = 0; i < 5; i++)
+        qh_root(q, roots[i]);
+    heap *h = qh_open(q);
+    query_filters *f;
+    hs_error err = {0};
+    cr_assert_eq(query_filters_new(&f, &err), HS_OK);
+    cr_assert_eq(query_filters_add(f, QUERY_FILTER_VALUE, "ab", false, &err), HS_OK);
+    cr_assert_eq(query_filters_prepare(f, h, &err), HS_OK);
+    cr_expect(value_matches(h, f, list), "a String through indirections");
+    cr_expect(value_matches(h, f, t));
+    cr_expect(!value_matches(h, f, a), "the array of a Text seen is part of it");
+    cr_expect(value_matches(h, f, alone), "an array no Text holds is a value");
+    cr_expect(value_matches(h, f, b), "a ByteString whose contents are behind a BLACKHOLE");
+    cr_expect(!value_matches(h, f, plain));
+    cr_expect(!value_matches(h, f, barr), "the array of a ByteString seen");
+    cr_expect(value_matches(h, f, raw), "as strings shows it: an ARR_WORDS of its own");
+    /* a search (breadth first) meets each holder before its array: one
+     * match a value, the Text and ByteString without their arrays */
+    uint64_t found[8] = {0};
+    size_t n = 0;
+    query_search search = {.filters = f, .on_match = collect_match, .ctx = &(match_list){found, &n}};
+    query_search_stats st;
+    cr_assert_eq(query_search_run(h, &search, &st, &err), HS_OK, "%s", err.message);
+    uint64_t want[5] = {list, t, alone, b, raw};
+    cr_expect_eq(st.matches, 5);
+    for (size_t i = 0; i < 5; i++) {
+        bool seen = false;
+        for (size_t k = 0; k < n; k++)
+            seen |= found[k] == want[i];
+        cr_expect(seen, "match %zu", i);
+    }
+    query_filters_free(f);
+    qh_free(q);
+}

@@ -249,3 +249,18 @@ Test(tui_tree, find_ci) {
     cr_assert_eq(tui_find_ci("abc", ""), 0);
     cr_assert_eq(tui_find_ci("abc", "abcd"), -1);
 }
+
+/* A label that is a string of the pool itself (a search's path steps are
+ * added so) survives the pool moving while it is copied. */
+Test(tui_tree, label_from_the_pool_itself) {
+    tui_tree t;
+    tui_tree_init(&t);
+    uint32_t off = tui_tree_intern(&t, "Newer retainer (era 3)");
+    cr_assert_neq(off, TUI_STR_NONE);
+    for (int i = 0; i < 2000; i++) { /* every growth of the pool moves it, maybe */
+        tui_node_id id = tui_tree_add(&t, TUI_NODE_NONE, tui_tree_str(&t, off), 0, 0, 0);
+        cr_assert_neq(id, TUI_NODE_NONE);
+        cr_assert_str_eq(tui_tree_label(&t, id), "Newer retainer (era 3)", "node %d", i);
+    }
+    tui_tree_free(&t);
+}
