@@ -20,6 +20,7 @@ const char *heap_frame_kind(uint32_t type) {
     case HS_ATOMICALLY_FRAME: return "atomically frame";
     case HS_CATCH_RETRY_FRAME: return "catch retry frame";
     case HS_CATCH_STM_FRAME: return "catch STM frame";
+    case HS_ANN_FRAME: return "annotation frame"; /* GHC >= 9.14, annotateStack */
     default: return NULL;
     }
 }
