@@ -149,6 +149,14 @@ class PlantedHeap(PlantedCase):
         self.assertTrue(any(("Frame %d (update frame" % update) in l and ") Pointer: 0x" in l
                             for l in lines), r.stdout)
 
+    def test_merged_paths_keep_the_thread_label(self):
+        stack = self.stack_of(self.threads()[2])
+        out = self.json_of("retainers", "--address", stack["address"], "--merged")
+        root = out["merged"][0]["closure"]
+        self.assertEqual((root["type"], root["thread_id"], root["thread_label"]),
+                         ("TSO", 2, "worker-1"))
+        self.assertEqual(root["label"], 'TSO 2 "worker-1": NotBlocked')
+
     def test_retainer_path_names_the_frame_that_holds_it(self):
         out = self.json_of("retainers", "--exact", "Leak", "--limit", "1")
         path = out["matches"][0]["path"]
