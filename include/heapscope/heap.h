@@ -491,6 +491,38 @@ void heap_provenance_advice(const wire_version *v, char *buf, size_t cap);
 void heap_closure_label(heap *h, const heap_closure *c, char *buf, size_t cap);
 /* The label of an edge in its parent: "Field 0", "SRT", "Frame 2 Pointer"... */
 void heap_edge_label(const heap_edge *e, char *buf, size_t cap);
+/* The label of edge number `edge` of c as people read it: heap_edge_label,
+ * but an edge of a stack frame says what the frame is (heap_frame_text):
+ * "Frame 3 (case continuation in Main.worker at Tier.hs:41:9) Pointer". */
+void heap_closure_edge_label(heap *h, const heap_closure *c, size_t edge, char *buf, size_t cap);
+/* Room for any edge label (a longer location is cut). */
+#define HEAP_EDGE_LABEL_MAX 320
+
+/* ---- threads and stack frames, for people ----------------------------- */
+
+/* The kind of frame a closure type is ("update frame", "case continuation",
+ * "catch frame", ...); NULL for a type that is no frame. */
+const char *heap_frame_kind(uint32_t type);
+/* The frame of c that edge number `edge` belongs to; NULL for an edge of
+ * no frame. */
+const heap_frame *heap_frame_of_edge(const heap_closure *c, size_t edge);
+/* The source location of a frame's return address, whose info table is
+ * info (IPE, heap_info_source: asked once per info table); NULL when there
+ * is none, h is NULL, or it could not be asked (the kind still says what
+ * the frame is). */
+const wire_source_info *heap_frame_source(heap *h, const heap_info *info);
+/* A frame's kind, then its code's name and location when IPE has them:
+ * "update frame", "case continuation in Main.worker at Tier.hs:41:9". */
+void heap_frame_text(heap *h, const heap_info *info, char *buf, size_t cap);
+
+/* Longest thread label read from a debuggee, in bytes; longer ones are cut. */
+#define HEAP_THREAD_LABEL_MAX 128
+/* The label of a TSO (labelThread, GHC >= 9.6): up to cap bytes of it,
+ * as the debuggee holds them (UTF-8, unchecked), into buf; *len is how
+ * many, *total its whole length. Without a label (or h NULL) *len and
+ * *total are 0 and the call succeeds. */
+hs_status heap_thread_label(heap *h, const heap_closure *tso, uint8_t *buf, size_t cap,
+                            size_t *len, uint64_t *total, hs_error *err);
 /* Census key: package:module:name for constructors, else the type name. */
 void heap_census_key(const heap_closure *c, char *buf, size_t cap);
 

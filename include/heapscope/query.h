@@ -222,7 +222,19 @@ typedef struct query_step {
     heap_prof_header prof;       /* its profiling header (heap_prof_describe tells it) */
     bool newer_retains_older;    /* the previous step is of a newer era than this one
                                     (era 0, static closures, is no era and never flagged) */
+    uint64_t thread_id;          /* TSO: its thread id */
+    const char *thread_label;    /* TSO: its label (query_thread_label), NULL without one */
+    bool in_frame;               /* edge belongs to a stack frame of the previous step: */
+    uint32_t frame_number;       /* its number (0 = the top frame) */
+    const heap_info *frame_info; /* and its info table (its return address) */
 } query_step;
+
+/* A TSO's label as a step holds it: its first HEAP_THREAD_LABEL_MAX bytes
+ * escaped as query_strings_escape does (valid UTF-8 kept, other bytes
+ * \xNN), "..." after a cut; "" without a label. Not read: "<unreadable: why>". */
+void query_thread_label(heap *h, const heap_closure *tso, char *buf, size_t cap);
+/* Room for query_thread_label's text. */
+#define QUERY_THREAD_LABEL_MAX (4 * HEAP_THREAD_LABEL_MAX + 64)
 
 typedef struct query_match {
     uint64_t number;          /* 1, 2, ... in discovery (breadth-first) order */

@@ -4,11 +4,13 @@
 
 #include <inttypes.h>
 
+#include "heapscope/closure_type.h"
 #include "heapscope/query.h"
 #include "output.h"
 #include "search.h"
 
-static hs_status step_of(heap *h, const heap_closure *c, char *label, size_t cap,
+/* label (cap bytes) and thread (QUERY_THREAD_LABEL_MAX) hold its texts. */
+static hs_status step_of(heap *h, const heap_closure *c, char *label, size_t cap, char *thread,
                          query_step *s, hs_error *err) {
     const wire_source_info *ipe = NULL;
     if (c->info) {
@@ -28,24 +30,29 @@ static hs_status step_of(heap *h, const heap_closure *c, char *label, size_t cap
         .prof = c->prof,
     };
     s->has_era = heap_closure_era(h, c, &s->era);
+    if (c->type == HS_TSO) {
+        query_thread_label(h, c, thread, QUERY_THREAD_LABEL_MAX);
+        s->thread_id = c->thread_id;
+        s->thread_label = *thread ? thread : NULL;
+    }
     return HS_OK;
 }
 
 hs_status cli_print_closure_text(FILE *out, heap *h, const heap_closure *c, hs_error *err) {
-    char label[1024];
+    char label[1024], thread[QUERY_THREAD_LABEL_MAX];
     query_step s;
-    hs_status st = step_of(h, c, label, sizeof label, &s, err);
+    hs_status st = step_of(h, c, label, sizeof label, thread, &s, err);
     if (st == HS_OK)
         cli_print_step_text(out, h, &s);
     return st;
 }
 
 hs_status cli_print_closure_json(FILE *out, heap *h, const heap_closure *c, hs_error *err) {
-    char label[1024];
+    char label[1024], thread[QUERY_THREAD_LABEL_MAX];
     query_step s;
-    hs_status st = step_of(h, c, label, sizeof label, &s, err);
+    hs_status st = step_of(h, c, label, sizeof label, thread, &s, err);
     if (st == HS_OK)
-        cli_print_step_json(out, h, &s, false);
+        cli_print_step_json(out, h, &s, c, false);
     return st;
 }
 

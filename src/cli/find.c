@@ -18,7 +18,7 @@ static void match_json(FILE *out, heap *h, const query_match *m, const query_dom
     fprintf(out, "{\"number\": %" PRIu64 ", \"depth\": %" PRIu32, m->number, m->depth);
     cli_print_retained_json(out, dom, m->steps[0].addr);
     fputs(", \"closure\": ", out);
-    cli_print_step_json(out, h, &m->steps[0], false);
+    cli_print_step_json(out, h, &m->steps[0], NULL, false);
     fputc('}', out);
 }
 

@@ -66,7 +66,7 @@ static void node_json(FILE *out, heap *h, const query_merged_node *n, size_t at,
     if (!n->step.edge)
         fprintf(out, ", \"start\": \"%s\"", n->from_saved_object ? "saved-object" : "gc-root");
     fputs(", \"closure\": ", out);
-    cli_print_step_json(out, h, &n->step, true);
+    cli_print_step_json(out, h, &n->step, NULL, true);
     fputc('}', out);
 }
 

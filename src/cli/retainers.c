@@ -54,7 +54,7 @@ static void match_json(FILE *out, heap *h, const query_match *m, const query_dom
     fputs(", \"path\": [", out);
     for (size_t i = 0; i < m->n_steps; i++) {
         fputs(i ? ",\n    " : "\n    ", out);
-        cli_print_step_json(out, h, &m->steps[i], true);
+        cli_print_step_json(out, h, &m->steps[i], NULL, true);
     }
     fputs("]}", out);
 }

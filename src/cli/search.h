@@ -28,8 +28,13 @@ int cli_run_search(const char *target, const cli_common *common, const cli_searc
  * profiled. */
 void cli_print_step_text(FILE *out, heap *h, const query_step *s);
 /* {"address": ..., "info": ..., "type": ..., "size": ..., "label": ..., "constructor": ...,
- *  "era": ..., "profiling": ..., "location": ...}, on a path also "edge" and
- *  "newer_retains_older". */
-void cli_print_step_json(FILE *out, heap *h, const query_step *s, bool on_path);
+ *  "era": ..., "profiling": ..., "location": ...}, a TSO's "thread_id" and
+ *  "thread_label", on a path also "edge", "frame" and "newer_retains_older",
+ *  and with the decoded closure c (NULL: not at hand) a stack's "frames". */
+void cli_print_step_json(FILE *out, heap *h, const query_step *s, const heap_closure *c,
+                         bool on_path);
+/* One stack frame: {"number": ..., "kind": ..., "type": ..., "info": ...,
+ * "location": ...} (the location as a closure's, null without IPE). */
+void cli_print_frame_json(FILE *out, heap *h, uint32_t number, const heap_info *info);
 
 #endif

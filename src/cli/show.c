@@ -16,14 +16,16 @@
 #define SHOW_MAX_DEPTH 64
 #define SHOW_MAX_CHILDREN 100 /* per closure; the rest are summarised */
 
-typedef enum item_kind { ITEM_CLOSURE, ITEM_MORE, ITEM_CLOSE } item_kind;
+/* ITEM_FRAME: a stack frame that holds no pointer (so no child says it
+ * is there), a line of its own in text. */
+typedef enum item_kind { ITEM_CLOSURE, ITEM_MORE, ITEM_CLOSE, ITEM_FRAME } item_kind;
 
 typedef struct show_item {
     item_kind kind;
     bool last;       /* last child of its parent */
     uint32_t depth;
     uint64_t addr;   /* ITEM_CLOSURE; ITEM_MORE: how many more */
-    char edge[48];
+    char edge[HEAP_EDGE_LABEL_MAX];
 } show_item;
 
 typedef struct show_state {
@@ -64,16 +66,67 @@ static void json_open(show_state *s, const show_item *it) {
     fputs(", \"closure\": ", stdout);
 }
 
+/* The children of s->c in order: its edges, and on a stack each frame
+ * without pointers where it lies among them. Child number k is edge *edge,
+ * or frame *frame (*edge = SIZE_MAX). */
+static size_t count_children(const heap_closure *c) {
+    size_t n = c->n_edges;
+    for (size_t f = 0; f < c->n_frames; f++)
+        n += c->frames[f].n_edges == 0;
+    return n;
+}
+
+static void child_at(const heap_closure *c, size_t k, size_t *edge, size_t *frame) {
+    size_t e = 0, f = 0;
+    for (;;) {
+        /* frames before the next edge's frame (or all, past the edges) */
+        const heap_frame *owner = e < c->n_edges ? heap_frame_of_edge(c, e) : NULL;
+        size_t until = owner ? (size_t)(owner - c->frames) : e < c->n_edges ? f : c->n_frames;
+        for (; f < until; f++) {
+            if (c->frames[f].n_edges == 0 && k-- == 0) {
+                *edge = SIZE_MAX;
+                *frame = f;
+                return;
+            }
+        }
+        if (owner)
+            f = (size_t)(owner - c->frames) + 1;
+        if (e >= c->n_edges)
+            break;
+        /* every edge of this run */
+        size_t run_end = owner ? (size_t)owner->first_edge + owner->n_edges : e + 1;
+        for (; e < run_end; e++) {
+            if (k-- == 0) {
+                *edge = e;
+                *frame = SIZE_MAX;
+                return;
+            }
+        }
+    }
+    *edge = *frame = SIZE_MAX;
+}
+
 /* Queues the children of s->c (first SHOW_MAX_CHILDREN, reversed so the
  * first pops first). */
-static bool push_children(show_state *s, uint32_t depth) {
-    size_t n = s->c.n_edges, shown = n < SHOW_MAX_CHILDREN ? n : SHOW_MAX_CHILDREN;
+static bool push_children(show_state *s, heap *h, uint32_t depth) {
+    size_t n = count_children(&s->c), shown = n < SHOW_MAX_CHILDREN ? n : SHOW_MAX_CHILDREN;
     if (n > shown && !push(s, (show_item){ITEM_MORE, true, depth + 1, n - shown, ""}))
         return false;
     for (size_t i = shown; i-- > 0;) {
-        show_item it = {ITEM_CLOSURE, i == shown - 1 && n == shown, depth + 1,
-                        s->c.edges[i].addr, ""};
-        heap_edge_label(&s->c.edges[i], it.edge, sizeof it.edge);
+        size_t edge, frame;
+        child_at(&s->c, i, &edge, &frame);
+        show_item it = {ITEM_CLOSURE, i == shown - 1 && n == shown, depth + 1, 0, ""};
+        if (edge != SIZE_MAX) {
+            it.addr = s->c.edges[edge].addr;
+            heap_closure_edge_label(h, &s->c, edge, it.edge, sizeof it.edge);
+        } else if (frame != SIZE_MAX) {
+            char about[HEAP_EDGE_LABEL_MAX - 32];
+            heap_frame_text(h, s->c.frames[frame].info, about, sizeof about);
+            it.kind = ITEM_FRAME;
+            snprintf(it.edge, sizeof it.edge, "Frame %zu (%s)", frame, about);
+        } else {
+            continue;
+        }
         if (!push(s, it))
             return false;
     }
@@ -150,7 +203,7 @@ static hs_status show_closure(show_state *s, heap *h, const show_item *it, int m
         print_retained_text(s, it->addr);
         puts(repeated ? "  (shown above)" : "");
     }
-    if (!repeated && (int)it->depth < max_depth && !push_children(s, it->depth))
+    if (!repeated && (int)it->depth < max_depth && !push_children(s, h, it->depth))
         return hs_fail(err, HS_ERR_NOMEM, "out of memory");
     return HS_OK;
 }
@@ -186,6 +239,13 @@ static hs_status show_tree(heap *h, uint64_t root, int max_depth, bool json, boo
                 cli_json_timing(stdout);
             }
             putchar('}');
+        } else if (it.kind == ITEM_FRAME) {
+            if (!json) { /* JSON has them in the stack's "frames" */
+                s.last_at[it.depth] = it.last;
+                for (uint32_t d = 1; d < it.depth; d++)
+                    fputs(s.last_at[d] ? "   " : "│  ", stdout);
+                printf("%s%s\n", it.last ? "└─ " : "├─ ", it.edge);
+            }
         } else if (it.kind == ITEM_MORE) {
             if (json) {
                 if (s.comma_at[it.depth])
@@ -245,7 +305,7 @@ static hs_status prepare_tree(void *ctx, heap *h, hs_error *err) {
             st = dst;
         } else if (dst == HS_OK && (st = cli_prepare_closure(p->null, h, &s.c, err)) != HS_OK) {
             break;
-        } else if (dst == HS_OK && (int)it.depth < p->max_depth && !push_children(&s, it.depth)) {
+        } else if (dst == HS_OK && (int)it.depth < p->max_depth && !push_children(&s, h, it.depth)) {
             st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
         }
     }

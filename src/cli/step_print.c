@@ -87,7 +87,54 @@ static void prof_json(FILE *out, heap *h, const heap_prof_header *hdr) {
     fputs("}, ", out);
 }
 
-void cli_print_step_json(FILE *out, heap *h, const query_step *s, bool on_path) {
+/* A source location as "location" holds it, null without one. */
+static void location_json(FILE *out, const wire_source_info *ipe) {
+    if (!ipe) {
+        fputs("null", out);
+        return;
+    }
+    fputc('{', out);
+    json_field(out, "name", ipe->name, true);
+    json_field(out, "type", ipe->type, true);
+    json_field(out, "label", ipe->label, true);
+    json_field(out, "module", ipe->module, true);
+    json_field(out, "position", ipe->position, true);
+    char file[512], span[128];
+    heap_position_split(ipe->position ? ipe->position : "", file, sizeof file, span, sizeof span);
+    json_field(out, "file", file, true);
+    json_field(out, "span", span, false);
+    fputc('}', out);
+}
+
+void cli_print_frame_json(FILE *out, heap *h, uint32_t number, const heap_info *info) {
+    uint32_t type = info ? info->type : 0;
+    const char *kind = heap_frame_kind(type);
+    fprintf(out, "{\"number\": %" PRIu32 ", ", number);
+    json_field(out, "kind", kind ? kind : "", true);
+    json_field(out, "type", type < HS_N_CLOSURE_TYPES ? hs_closure_type_name(type) : "", true);
+    fputs("\"info\": ", out);
+    json_address(out, info ? info->ptr : 0);
+    fputs(", \"location\": ", out);
+    location_json(out, heap_frame_source(h, info));
+    fputc('}', out);
+}
+
+/* "frames": a stack's frames, the first CLI_MAX_FRAMES of them, then
+ * "frames_more": how many more. */
+#define CLI_MAX_FRAMES 100
+static void frames_json(FILE *out, heap *h, const heap_closure *c) {
+    size_t shown = c->n_frames < CLI_MAX_FRAMES ? c->n_frames : CLI_MAX_FRAMES;
+    fputs(", \"frames\": [", out);
+    for (size_t i = 0; i < shown; i++) {
+        if (i > 0)
+            fputs(", ", out);
+        cli_print_frame_json(out, h, (uint32_t)i, c->frames[i].info);
+    }
+    fprintf(out, "], \"frames_more\": %zu", c->n_frames - shown);
+}
+
+void cli_print_step_json(FILE *out, heap *h, const query_step *s, const heap_closure *c,
+                         bool on_path) {
     fputc('{', out);
     if (on_path) {
         fputs("\"edge\": ", out);
@@ -113,23 +160,23 @@ void cli_print_step_json(FILE *out, heap *h, const query_step *s, bool on_path) 
         fprintf(out, "\"era\": %" PRIu64 ", ", s->era);
     prof_json(out, h, &s->prof);
     fputs("\"location\": ", out);
-    if (s->ipe) {
-        fputc('{', out);
-        json_field(out, "name", s->ipe->name, true);
-        json_field(out, "type", s->ipe->type, true);
-        json_field(out, "label", s->ipe->label, true);
-        json_field(out, "module", s->ipe->module, true);
-        json_field(out, "position", s->ipe->position, true);
-        char file[512], span[128];
-        heap_position_split(s->ipe->position ? s->ipe->position : "", file, sizeof file, span,
-                            sizeof span);
-        json_field(out, "file", file, true);
-        json_field(out, "span", span, false);
-        fputc('}', out);
-    } else {
-        fputs("null", out);
+    location_json(out, s->ipe);
+    if (s->type == HS_TSO) {
+        fprintf(out, ", \"thread_id\": %" PRIu64 ", \"thread_label\": ", s->thread_id);
+        if (s->thread_label)
+            cli_json_string(out, s->thread_label);
+        else
+            fputs("null", out);
     }
-    if (on_path)
+    if (c && (c->type == HS_STACK || c->type == HS_AP_STACK))
+        frames_json(out, h, c);
+    if (on_path) {
+        fputs(", \"frame\": ", out);
+        if (s->in_frame)
+            cli_print_frame_json(out, h, s->frame_number, s->frame_info);
+        else
+            fputs("null", out);
         fprintf(out, ", \"newer_retains_older\": %s", s->newer_retains_older ? "true" : "false");
+    }
     fputc('}', out);
 }

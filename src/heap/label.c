@@ -1,8 +1,10 @@
 /* The texts ghc-debug-brick shows (retainers-and-eras.md §6.2, §6.3) and
- * census keys (heap-layout.md §11.3). Pointers print as 0x + lowercase hex
- * or `null`; non-pointer words in unsigned decimal, except a constructor's
- * word that is an address of this heap (known_address), in hex. Output is always
- * NUL-terminated and silently cut at the buffer's capacity. */
+ * census keys (heap-layout.md §11.3), except that threads and stacks say
+ * more: a TSO its id and label (label_thread.c), a STACK its words in
+ * use. Pointers print as 0x + lowercase hex or `null`; non-pointer words
+ * in unsigned decimal, except a constructor's word that is an address of
+ * this heap (known_address), in hex. Output is always NUL-terminated and
+ * silently cut at the buffer's capacity. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -239,8 +241,13 @@ static void label_one(heap_lbuf *b, const char *prefix, uint64_t p) {
     put_addr(b, p);
 }
 
+/* "Stack (4093 words, 60 used)": the stack area and its live part [sp, end). */
+static void label_stack(heap_lbuf *b, const heap_closure *c) {
+    uint64_t end = c->addr + c->size, used = c->sp && c->sp <= end ? (end - c->sp) / 8 : 0;
+    heap_lbuf_printf(b, "Stack (%" PRIu64 " words, %" PRIu64 " used)", c->count, used);
+}
+
 void heap_closure_label(heap *h, const heap_closure *c, char *buf, size_t cap) {
-    (void)h;
     heap_lbuf lb = {buf, cap, 0}, *b = &lb;
     if (cap > 0)
         buf[0] = '\0';
@@ -288,11 +295,8 @@ void heap_closure_label(heap *h, const heap_closure *c, char *buf, size_t cap) {
     case HS_MVAR_CLEAN: case HS_MVAR_DIRTY:
         label_one(b, "MVar", edge_of(c, HEAP_EDGE_VALUE));
         return;
-    case HS_TSO:
-        heap_lbuf_puts(b, "TSO: ");
-        heap_lbuf_why_blocked(b, c->why_blocked);
-        return;
-    case HS_STACK: heap_lbuf_printf(b, "Stack( %" PRIu64 " )", c->count); return;
+    case HS_TSO: heap_lbuf_tso(b, h, c); return;
+    case HS_STACK: label_stack(b, c); return;
     case HS_BLOCKING_QUEUE: heap_lbuf_puts(b, "_blockingQueue"); return;
     case HS_TREC_CHUNK: heap_lbuf_puts(b, "_trecChunk"); return;
     case HS_WEAK: heap_lbuf_puts(b, "_wk"); return;

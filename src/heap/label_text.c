@@ -49,11 +49,37 @@ void heap_lbuf_char_literal(heap_lbuf *b, uint64_t code_point) {
     heap_lbuf_puts(b, "'");
 }
 
-void heap_lbuf_string_literal(heap_lbuf *b, const uint8_t *bytes, size_t n) {
+/* The code point of the UTF-8 sequence at v, and its length; a byte that
+ * starts no valid sequence (overlong, surrogate, cut) is U+FFFD, 1 byte. */
+static uint32_t utf8_next(const uint8_t *v, size_t n, size_t *len) {
+    uint8_t b = v[0];
+    size_t k = b < 0x80 ? 1 : b >= 0xC2 && b < 0xE0 ? 2 : b >= 0xE0 && b < 0xF0 ? 3
+             : b >= 0xF0 && b <= 0xF4 ? 4 : 0;
+    *len = 1;
+    if (k == 1)
+        return b;
+    if (k == 0 || k > n)
+        return 0xFFFD;
+    uint32_t cp = b & (0x7F >> k);
+    for (size_t i = 1; i < k; i++) {
+        if ((v[i] & 0xC0) != 0x80)
+            return 0xFFFD;
+        cp = cp << 6 | (v[i] & 0x3F);
+    }
+    static const uint32_t least[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < least[k] || cp > 0x10FFFF || (cp >= 0xD800 && cp < 0xE000))
+        return 0xFFFD;
+    *len = k;
+    return cp;
+}
+
+/* A String literal of the characters of bytes: each byte one, or (utf8)
+ * each UTF-8 sequence one. */
+static void put_literal(heap_lbuf *b, const uint8_t *bytes, size_t n, bool utf8) {
     heap_lbuf_puts(b, "\"");
     lit_end prev = END_PLAIN;
-    for (size_t i = 0; i < n; i++) {
-        uint8_t c = bytes[i];
+    for (size_t i = 0, k = 1; i < n; i += k) {
+        uint32_t c = utf8 ? utf8_next(bytes + i, n - i, &k) : bytes[i];
         if ((prev == END_NUMERIC && c >= '0' && c <= '9') || (prev == END_SO && c == 'H'))
             heap_lbuf_puts(b, "\\&");
         if (c == '"') {
@@ -64,6 +90,14 @@ void heap_lbuf_string_literal(heap_lbuf *b, const uint8_t *bytes, size_t n) {
         }
     }
     heap_lbuf_puts(b, "\"");
+}
+
+void heap_lbuf_string_literal(heap_lbuf *b, const uint8_t *bytes, size_t n) {
+    put_literal(b, bytes, n, false);
+}
+
+void heap_lbuf_utf8_literal(heap_lbuf *b, const uint8_t *bytes, size_t n) {
+    put_literal(b, bytes, n, true);
 }
 
 void heap_lbuf_why_blocked(heap_lbuf *b, uint32_t why) {

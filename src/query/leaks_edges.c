@@ -97,7 +97,7 @@ void query_leak_edge_label(heap *h, const query_leak_edge *e, char *buf, size_t 
     heap_closure c = {0};
     hs_error err = {0};
     if (heap_decode(h, e->from, &c, &err) == HS_OK && e->field < c.n_edges)
-        heap_edge_label(&c.edges[e->field], buf, cap);
+        heap_closure_edge_label(h, &c, e->field, buf, cap); /* a frame says its kind */
     else
         snprintf(buf, cap, "field %" PRIu32, e->field);
     heap_closure_free(&c);

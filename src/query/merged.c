@@ -32,6 +32,7 @@ void query_merged_free(query_merged *t) {
     for (size_t i = 0; i < t->count; i++) {
         free((char *)t->nodes[i].step.edge);
         free((char *)t->nodes[i].step.label);
+        free((char *)t->nodes[i].step.thread_label);
     }
     free(t->nodes);
     free(t->kids);
@@ -56,12 +57,16 @@ static hs_status node_of(query_merged *t, const query_step *s, size_t parent, si
         return nomem(err);
     query_merged_node *n = &t->nodes[t->count];
     *n = (query_merged_node){.step = *s, .parent = parent};
+    /* the step's texts are the path builder's, reused: the tree keeps copies */
     n->step.edge = copy(s->edge);
     n->step.label = copy(s->label);
+    n->step.thread_label = copy(s->thread_label);
     if ((s->edge && !n->step.edge) || (s->label && !n->step.label) ||
+        (s->thread_label && !n->step.thread_label) ||
         !u64map_put(&t->index, s->addr, t->count + 1)) {
         free((char *)n->step.edge);
         free((char *)n->step.label);
+        free((char *)n->step.thread_label);
         return nomem(err);
     }
     *out = t->count++;

@@ -88,9 +88,9 @@ hs_status query_node_children(heap *h, uint64_t addr, query_child_fn fn, void *c
     hs_status st = heap_decode(h, addr, &c, err);
     if (st == HS_OK && c.prof.present && c.prof.ccs && !fn(ctx, QUERY_CHILD_CCS, "CCS", c.prof.ccs))
         st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
-    char label[128];
+    char label[HEAP_EDGE_LABEL_MAX];
     for (size_t i = 0; st == HS_OK && i < c.n_edges; i++) {
-        heap_edge_label(&c.edges[i], label, sizeof label);
+        heap_closure_edge_label(h, &c, i, label, sizeof label);
         if (!fn(ctx, QUERY_CHILD_CLOSURE, label, wire_untag(c.edges[i].addr)))
             st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
     }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "heapscope/closure_type.h"
 #include "retainers_internal.h"
 
 #define LABEL_MAX 1024
@@ -105,16 +106,31 @@ static hs_status fill(query_path_builder *b, text_arena *a, query_step *s, const
     char label[LABEL_MAX];
     heap_closure_label(b->h, c, label, sizeof label);
     s->label = arena_copy(a, label);
+    if (s->label && c->type == HS_TSO) {
+        char thread[QUERY_THREAD_LABEL_MAX];
+        query_thread_label(b->h, c, thread, sizeof thread);
+        s->thread_id = c->thread_id;
+        if (*thread && !(s->thread_label = arena_copy(a, thread)))
+            return nomem(err);
+    }
     return s->label ? HS_OK : nomem(err);
 }
 
 /* The label of parent's first edge to child: the one the breadth-first
- * walk followed, since later edges to it found it already visited. */
-static const char *edge_of(text_arena *a, const heap_closure *parent, uint64_t child) {
-    char buf[64] = "?";
+ * walk followed, since later edges to it found it already visited. An
+ * edge of a stack frame notes the frame in s. */
+static const char *edge_of(heap *h, text_arena *a, const heap_closure *parent, uint64_t child,
+                           query_step *s) {
+    char buf[HEAP_EDGE_LABEL_MAX] = "?";
     for (size_t e = 0; e < parent->n_edges; e++) {
         if (parent->edges[e].addr == child) {
-            heap_edge_label(&parent->edges[e], buf, sizeof buf);
+            heap_closure_edge_label(h, parent, e, buf, sizeof buf);
+            const heap_frame *f = heap_frame_of_edge(parent, e);
+            if (f) {
+                s->in_frame = true;
+                s->frame_number = (uint32_t)(f - parent->frames);
+                s->frame_info = f->info;
+            }
             break;
         }
     }
@@ -179,7 +195,8 @@ hs_status query_path_build(query_path_builder *b, const query_trail *trail, quer
     }
     hs_status st = have > 0 ? heap_decode(b->h, b->addrs[have - 1], &b->c, err) : HS_OK;
     for (size_t i = have; st == HS_OK && i < n; i++) {
-        const char *edge = i > 0 ? edge_of(text, &b->c, b->addrs[i]) : NULL;
+        query_step in = {0}; /* what the edge says about the frame holding this step */
+        const char *edge = i > 0 ? edge_of(b->h, text, &b->c, b->addrs[i], &in) : NULL;
         if (i > 0 && !edge)
             return nomem(err);
         st = heap_decode(b->h, b->addrs[i], &b->c, err);
@@ -188,6 +205,9 @@ hs_status query_path_build(query_path_builder *b, const query_trail *trail, quer
         if (st != HS_OK)
             break;
         query_step *s = &b->steps[i];
+        s->in_frame = in.in_frame;
+        s->frame_number = in.frame_number;
+        s->frame_info = in.frame_info;
         const query_step *up = i > 0 ? &b->steps[i - 1] : NULL;
         s->edge = edge;
         s->newer_retains_older = up && up->has_era && s->has_era && s->era > 0 &&

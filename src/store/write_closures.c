@@ -116,6 +116,14 @@ static hs_status add_row(sweep *s, uint64_t addr, hs_error *err) {
         return hs_fail_context(err, "closure 0x%llx", (unsigned long long)addr);
     uint64_t k = 0;
     st = kind_for(s, s->c.info, s->c.size, &k, err);
+    /* the source locations of a stack's frames too, which name the frames
+     * offline (a source that was not completed, a ghc-debug file, has not
+     * been asked for them) */
+    for (size_t f = 0; st == HS_OK && f < s->c.n_frames; f++) {
+        const wire_source_info *ipe;
+        if (s->c.frames[f].info)
+            st = heap_info_source(h, s->c.frames[f].info, &ipe, err);
+    }
     if (st != HS_OK)
         return st;
     store_row *r = &s->feed.rows[s->feed.n++];

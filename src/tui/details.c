@@ -179,6 +179,9 @@ static void read_items(tui_app *app, tui_tree_view *v, tui_node_id id, items *s)
         return;
     const tui_node *n = tui_tree_node(&v->tree, id);
     match_items(v, s, n);
+    const char *label = tui_tree_label(&v->tree, id);
+    if (n->kind == TUI_NODE_CLOSURE && label && strncmp(label, "Frame ", 6) == 0)
+        ADD(s, "Held by", TUI_ROLE_DETAILS, "%s", label); /* whole: a row may cut it */
     if (n->kind == TUI_NODE_CLOSURE) {
         closure_items(app, s, n);
     } else if (n->kind == TUI_NODE_CCS || n->kind == TUI_NODE_CC) {

@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "details.h"
 #include "draw.h"
+#include "input.h"
 #include "heapscope/closure_type.h"
 #include "rows.h"
 #include "search.h"
@@ -23,6 +24,11 @@
 
 #define LEGEND_MAX 24
 #define GUIDE_LEVELS_MAX 512
+/* A long edge label (a stack frame's names its code and location) is cut
+ * with an ellipsis where the closure would get fewer columns than this;
+ * the details pane ("Held by") and the CLI show it whole. */
+#define CLOSURE_ROOM 44
+#define LABEL_MIN 16
 
 /* ---- rows ------------------------------------------------------------ */
 
@@ -104,8 +110,16 @@ static void draw_row(tui_app *app, tui_tree_view *v, size_t row, int y, int w) {
     const char *marker = n->expanded ? tui_glyph_open() : n->leaf ? "  " : tui_glyph_closed();
     x += tui_put(y, x, marker, w - x, plain ? base : tui_attr(TUI_ROLE_GUIDE));
     const char *label = tui_tree_label(t, id);
-    if (label)
-        x += put_hl(app, y, x, label, w - x, (plain ? base : tui_attr(TUI_ROLE_LABEL)) | A_BOLD);
+    if (label) {
+        int attr = (plain ? base : tui_attr(TUI_ROLE_LABEL)) | A_BOLD;
+        int room = w - x - CLOSURE_ROOM < LABEL_MIN ? LABEL_MIN : w - x - CLOSURE_ROOM;
+        if (room >= w - x || tui_text_cols(label, strlen(label)) <= room) {
+            x += put_hl(app, y, x, label, w - x, attr);
+        } else {
+            x += put_hl(app, y, x, label, room - 1, attr);
+            x += tui_put(y, x, tui_glyph_ellipsis(), 1, attr);
+        }
+    }
     if (n->flags & TUI_NODE_LEAK) {
         x += tui_put(y, x, " ", w - x, base);
         x += tui_put(y, x, tui_glyph_leak(), w - x, tui_attr(TUI_ROLE_LEAK_EDGE) | A_BOLD);

@@ -2,6 +2,7 @@
 against what its generator says it planted (run by meson test)."""
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -88,6 +89,95 @@ class PlantedHeap(PlantedCase):
             self.assertIn("label", r)
             self.assertGreater(r["size"], 0)
             self.assertIn("era", r)  # profiled with eras
+
+    # ---- threads and stack frames (issue 20, point 5) --------------------
+
+    def threads(self):
+        """{thread id: TSO object} of every TSO among the roots and saved
+        objects (the generator numbers its 8 threads 1..8; T1 = id 2 is
+        labelled worker-1)."""
+        roots = self.json_of("roots")
+        tsos = [r for r in roots["roots"] + roots["saved_objects"] if r["type"] == "TSO"]
+        return {t["thread_id"]: t for t in tsos}
+
+    def test_threads_have_ids_and_labels(self):
+        threads = self.threads()
+        self.assertEqual(set(threads), set(range(1, 9)))
+        for tid, t in threads.items():
+            self.assertEqual(t["thread_label"], "worker-1" if tid == 2 else None, t)
+            self.assertTrue(t["label"].startswith("TSO %d%s: " % (
+                tid, ' "worker-1"' if tid == 2 else "")), t["label"])
+        r = run("roots", self.debuggee.socket)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout, r'\n  %s  TSO .*  TSO 2 "worker-1": NotBlocked\n'
+                         % threads[2]["address"])
+        self.assertRegex(r.stdout, r"  TSO 1: BlockedOnMVar\n")
+
+    def stack_of(self, tso):
+        tree = self.json_of("show", tso["address"], "--depth", "1")
+        return next(c["closure"] for c in tree["children"] if c["edge"] == "Stack")
+
+    def test_stack_frames_say_their_kind_and_code(self):
+        stack = self.stack_of(self.threads()[2])  # the worker's, a frame of each kind
+        self.assertRegex(stack["label"], r"^Stack \(\d+ words, \d+ used\)$")
+        frames = stack["frames"]
+        self.assertEqual([f["number"] for f in frames], list(range(len(frames))))
+        self.assertEqual(stack["frames_more"], 0)
+        kinds = {f["kind"] for f in frames}
+        for kind in ("stop frame", "catch frame", "case continuation",
+                     "case continuation (large)", "function return", "update frame"):
+            self.assertIn(kind, kinds)
+        types = {f["kind"]: f["type"] for f in frames}
+        self.assertEqual(types["update frame"], "UPDATE_FRAME")
+        self.assertEqual(types["function return"], "RET_FUN")
+        located = [f for f in frames if f["location"]]
+        self.assertTrue(located)
+        for f in located:
+            self.assertRegex(f["info"], r"^0x[0-9a-f]+$")
+            self.assertEqual(f["location"]["file"] + ":" + f["location"]["span"],
+                             f["location"]["position"])
+        # text: every frame is a line, with or without pointers
+        r = run("show", self.debuggee.socket, stack["address"], "--depth", "1")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        for f in frames:
+            mine = [l for l in lines if ("Frame %d (%s" % (f["number"], f["kind"])) in l]
+            self.assertTrue(mine, "frame %d in\n%s" % (f["number"], r.stdout))
+            if f["location"]:
+                self.assertIn(" at %s)" % f["location"]["position"], mine[0])
+        update = next(f["number"] for f in frames if f["kind"] == "update frame")
+        self.assertTrue(any(("Frame %d (update frame" % update) in l and ") Pointer: 0x" in l
+                            for l in lines), r.stdout)
+
+    def test_merged_paths_keep_the_thread_label(self):
+        stack = self.stack_of(self.threads()[2])
+        out = self.json_of("retainers", "--address", stack["address"], "--merged")
+        root = out["merged"][0]["closure"]
+        self.assertEqual((root["type"], root["thread_id"], root["thread_label"]),
+                         ("TSO", 2, "worker-1"))
+        self.assertEqual(root["label"], 'TSO 2 "worker-1": NotBlocked')
+
+    def test_retainer_path_names_the_frame_that_holds_it(self):
+        out = self.json_of("retainers", "--exact", "Leak", "--limit", "1")
+        path = out["matches"][0]["path"]
+        self.assertEqual(path[0]["thread_id"], 1)  # the main thread, unlabelled
+        self.assertIsNone(path[0]["thread_label"])
+        k = next(i for i, s in enumerate(path) if s["type"] == "STACK") + 1
+        held = path[k]
+        # the leak frame of the generator's catalog (SG_T_LEAK_FRAME): Main.leaky
+        where = "app/Main.hs:40:5-32"
+        self.assertRegex(held["edge"], r"^Frame \d+ \(case continuation in Main\.leaky at %s\) "
+                         r"Pointer$" % re.escape(where))
+        frame = held["frame"]
+        self.assertEqual(held["edge"], "Frame %d (case continuation in Main.leaky at %s) Pointer"
+                         % (frame["number"], where))
+        self.assertEqual((frame["kind"], frame["type"]), ("case continuation", "RET_SMALL"))
+        self.assertEqual(frame["location"]["position"], where)
+        self.assertEqual(frame["location"]["label"], "leaky")
+        self.assertTrue(all(s["frame"] is None for i, s in enumerate(path) if i != k))
+        r = run("retainers", self.debuggee.socket, "--exact", "Leak", "--limit", "1")
+        self.assertIn("  Frame %d (case continuation in Main.leaky at %s) Pointer  "
+                      % (frame["number"], where), r.stdout)
 
     def test_show_prints_the_planted_chain(self):
         path = self.plan["leak"]["path"]

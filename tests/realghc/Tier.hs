@@ -1,4 +1,4 @@
-{-# LANGUAGE CPP #-}
+{-# LANGUAGE BangPatterns, CPP, MagicHash, UnboxedTuples #-}
 -- The program of the real-GHC tier (tests/realghc), linked with the
 -- official ghc-debug stub. It builds its heap, makes a major GC, prints
 -- "ready" on stdout and then holds still: it allocates nothing more (the
@@ -39,11 +39,16 @@
 --                major GC, just before "ready": the evaluated thunks (the
 --                list, each line, the lines' tails) stay BLACKHOLEs whose
 --                indirectee is the value, as no GC runs after "ready"
+--   --stack-held one more thread, labelled tier-stack-holder, blocked on the
+--                workers' MVar inside a `catch` in Main's holdOnStack,
+--                whose case continuation holds the one StackHeld value
+--                (reachable only from that thread's stack; nothing else
+--                is a StackHeld); the main thread is labelled tier-main
 -- All of it is reachable from a StablePtr, so it stays alive.
 module Main (main) where
 
 import Control.Concurrent
-import Control.Exception (evaluate)
+import Control.Exception (SomeException, catch, evaluate)
 import Control.Monad
 import qualified Data.ByteString as B
 import qualified Data.ByteString.Char8 as BC
@@ -58,6 +63,9 @@ import Foreign.Marshal.Alloc (mallocBytes)
 import Foreign.Marshal.Array (pokeArray)
 import Foreign.StablePtr (newStablePtr)
 import GHC.Conc (labelThread)
+import GHC.Exts (takeMVar#)
+import GHC.IO (IO (IO), unIO)
+import GHC.MVar (MVar (MVar))
 import GHC.Debug.Stub (withGhcDebug)
 import System.Environment (getArgs)
 import System.IO
@@ -67,6 +75,9 @@ import GHC.Profiling.Eras (setUserEra)
 #endif
 
 data Leak = Leak !Int
+
+-- held only by holdOnStack's stack frame (--stack-held)
+data StackHeld = StackHeld !Int
 
 data Held = Held (M.Map Int Leak) [T.Text] [B.ByteString] [Int] [B.ByteString] (MVar ())
 
@@ -115,6 +126,25 @@ textSlicesOf n = [T.take 13 (T.drop (7 + 13 * i) whole) | i <- [0 .. n - 1]]
 
 pad6 :: String -> String
 pad6 d = replicate (6 - length d) '0' ++ d
+-- (out of line, both: GHC would keep only the Int otherwise)
+{-# NOINLINE mkStackHeld #-}
+mkStackHeld :: Int -> StackHeld
+mkStackHeld = StackHeld
+
+{-# NOINLINE useStackHeld #-}
+useStackHeld :: StackHeld -> IO ()
+useStackHeld (StackHeld m) = print m
+
+-- Blocks inside a catch, in a primitive call whose case continuation is
+-- Main's own code (unoptimised IO would leave it to base's >>=): `held`
+-- lives on across the call, so that frame holds it.
+{-# NOINLINE holdOnStack #-}
+holdOnStack :: MVar () -> Int -> IO ()
+holdOnStack (MVar gate) n = blocked `catch` \e -> putStrLn ("tier: " ++ show (e :: SomeException))
+  where
+    blocked = IO $ \s0 -> case mkStackHeld n of
+      !held -> case takeMVar# gate s0 of
+        (# s1, () #) -> unIO (useStackHeld held) s1
 
 main :: IO ()
 main = withGhcDebug $ do
@@ -145,6 +175,10 @@ main = withGhcDebug $ do
   forM_ [1 .. 3 :: Int] $ \i -> do
     t <- forkIO (takeMVar waiting)
     labelThread t ("tier-worker-" ++ show i)
+  when ("--stack-held" `elem` args) $ do
+    t <- forkIO (holdOnStack waiting (4200 + length args))
+    labelThread t "tier-stack-holder"
+    myThreadId >>= \me -> labelThread me "tier-main"
   _ <- newStablePtr (Held leaks texts bytes list chunks waiting)
   slices <- mapM evaluate (slicesOf (option "--slices" args))
   textSlices <- mapM evaluate (textSlicesOf (option "--slices" args))

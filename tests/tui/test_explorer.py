@@ -69,7 +69,13 @@ class Explorer(TuiCase):
         t.select(closure_line(p[1]))
         t.keys("l")
         t.wait(lambda s: closure_row(s, p[2]) is not None, "l to show the stack's MUT_VAR")
-        t.select(closure_line(p[2]))
+        s = t.select(closure_line(p[2]))
+        # the row names the frame holding it (cut to leave the closure room),
+        # the details pane the whole of it: the code's function and location
+        self.assertRegex(s.lines[closure_row(s, p[2])], r"Frame \d+ \(case continuation in ")
+        self.assertRegex(s.text, r"Held by +Frame \d+ \(case continuation in Main\.leaky at "
+                         r"app/Main\.hs:40:5-32\) Pointer")
+        self.assertRegex(s.lines[closure_row(s, p[0])], r"TSO 1: BlockedOnMVar")
         t.keys("Enter")
         s = t.wait(lambda s: closure_row(s, p[3]) is not None, "Enter to show the MUT_VAR's thunk")
         depths = [indent(s.lines[closure_row(s, step)]) for step in p[:4]]

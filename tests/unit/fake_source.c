@@ -25,6 +25,7 @@ typedef struct fake_info_entry {
     char *desc;    /* constructors */
     char *ret_big; /* RET_BIG map */
     char *fun_map; /* function argument map */
+    char *ipe_label, *ipe_module, *ipe_position; /* its source location, if given */
 } fake_info_entry;
 
 typedef struct fake_cost {
@@ -78,6 +79,9 @@ void fake_free(fake_source *f) {
         free(f->infos[i].desc);
         free(f->infos[i].ret_big);
         free(f->infos[i].fun_map);
+        free(f->infos[i].ipe_label);
+        free(f->infos[i].ipe_module);
+        free(f->infos[i].ipe_position);
     }
     free(f->regions);
     free(f->infos);
@@ -429,11 +433,28 @@ static hs_status op_con_desc(void *self, uint64_t info, char **text, hs_error *e
 
 static hs_status op_source_info(void *self, uint64_t info, wire_source_info *out,
                                 hs_error *err) {
-    (void)info;
     fake_source *f = self;
     f->counts.source_info++;
     *out = (wire_source_info){0};
-    return hs_fail(err, HEAP_UNAVAILABLE, "fake: no source locations");
+    const fake_info_entry *e = find_info(f, info);
+    if (!e || !e->ipe_label)
+        return hs_fail(err, HEAP_UNAVAILABLE, "fake: no source locations");
+    *out = (wire_source_info){.found = true, .name = dup("fake_info"),
+                              .closure_type_text = dup("0"), .type = dup(""),
+                              .label = dup(e->ipe_label), .module = dup(e->ipe_module),
+                              .position = dup(e->ipe_position)};
+    return HS_OK;
+}
+
+void fake_source_location(fake_source *f, uint64_t info, const char *label, const char *module,
+                          const char *position) {
+    fake_info_entry *e = info_entry(f, info);
+    free(e->ipe_label);
+    free(e->ipe_module);
+    free(e->ipe_position);
+    e->ipe_label = dup(label);
+    e->ipe_module = dup(module);
+    e->ipe_position = dup(position);
 }
 
 void fake_cost_centre(fake_source *f, uint64_t ccs, uint64_t cc, int64_t id, const char *label,

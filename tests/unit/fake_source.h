@@ -68,6 +68,10 @@ void fake_fun_map(fake_source *f, uint64_t fun_info, const char *map);
 void fake_cost_centre(fake_source *f, uint64_t ccs, uint64_t cc, int64_t id, const char *label,
                       const char *module, const char *srcloc);
 
+/* The SOURCE_INFO answer for an info pointer (others have none). */
+void fake_source_location(fake_source *f, uint64_t info, const char *label, const char *module,
+                          const char *position);
+
 /* Small-bitmap layout word for frames (heap-layout §8.3) from a map. */
 uint64_t fake_small_layout(const char *map);
 

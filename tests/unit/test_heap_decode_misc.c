@@ -2,6 +2,7 @@
  * MVAR, MUT_VAR, TVAR, WEAK, BLOCKING_QUEUE, ARR_WORDS, pointer arrays,
  * TREC_CHUNK and BCO (§6.8-§6.17). */
 #include "heap_test.h"
+#include "heapscope/query.h"
 
 #define I_TSO UINT64_C(0x410000)
 #define I_MVAR UINT64_C(0x410100)
@@ -54,6 +55,11 @@ static void tso(bool prof, uint32_t major, uint32_t patch, const tso_offsets *o,
     fake_w64(t.f, p + o->bq, BLK + 0x1600);
     fake_w64(t.f, p + o->alloc, (uint64_t)-5);
     fake_w32(t.f, p + o->tot, 512);
+    /* the label: an ARR_WORDS of UTF-8, shown as Haskell shows the String */
+    fake_info(t.f, I_ARRW, HS_ARR_WORDS, 0, 0);
+    uint64_t l = ht_hdr(&t, BLK + 0x1400, I_ARRW);
+    fake_w64(t.f, l, 11);
+    fake_wbytes(t.f, l + 8, "w\xc3\xa9rker\"1\xff" "3", 11);
     ht_open(&t);
     ht_ok(&t, a);
     cr_expect_eq(t.c.size, t.H + o->size);
@@ -77,7 +83,18 @@ static void tso(bool prof, uint32_t major, uint32_t patch, const tso_offsets *o,
     cr_assert_eq(t.c.n_words, 4);
     cr_expect_eq(t.c.words[2], (uint64_t)-5);
     cr_expect_eq(t.c.words[3], 512);
-    cr_expect_str_eq(ht_label(&t), "TSO: BlockedOnMVarRead");
+    cr_expect_str_eq(ht_label(&t), has_label ? "TSO 1234 \"w\\233rker\\\"1\\65533\\&3\": BlockedOnMVarRead"
+                                             : "TSO 1234: BlockedOnMVarRead");
+    uint8_t bytes[4];
+    size_t n;
+    uint64_t total;
+    cr_assert_eq(heap_thread_label(t.h, &t.c, bytes, sizeof bytes, &n, &total, &t.err), HS_OK);
+    cr_expect_eq(n, has_label ? 4 : 0, "cut at the caller's room");
+    cr_expect_eq(total, has_label ? 11 : 0);
+    /* as JSON and steps carry it: valid UTF-8 kept, other bytes escaped */
+    char text[QUERY_THREAD_LABEL_MAX];
+    query_thread_label(t.h, &t.c, text, sizeof text);
+    cr_expect_str_eq(text, has_label ? "w\xc3\xa9rker\"1\\xff3" : "");
     cr_expect_str_eq(ht_edge_label(&t, 1), "Global Link");
     cr_expect_str_eq(ht_edge_label(&t, 3), "TRec");
     cr_expect_str_eq(ht_edge_label(&t, 4), "Blocked Exceptions");
@@ -115,7 +132,7 @@ Test(heap_decode_misc, tso_unknown_why_blocked_and_truncation) {
     ht_hdr(&t, BLK + BLK_LEN - 128, I_TSO); /* needs 8 + 124 */
     ht_open(&t);
     ht_ok(&t, BLK);
-    cr_expect_str_eq(ht_label(&t), "TSO: WhyBlockedUnknownValue 15");
+    cr_expect_str_eq(ht_label(&t), "TSO 0: WhyBlockedUnknownValue 15");
     cr_expect_eq(ht_decode(&t, BLK + BLK_LEN - 128), HS_ERR_PROTOCOL);
     ht_fini(&t);
 }

@@ -39,9 +39,17 @@ static uint64_t stack_at(ht *t, uint64_t a, unsigned frame_words) {
     return sp;
 }
 
+/* heap_closure_edge_label of edge i. */
+static const char *ht_frame_edge_label(ht *t, size_t i) {
+    cr_assert_lt(i, t->c.n_edges);
+    heap_closure_edge_label(t->h, &t->c, i, t->label, sizeof t->label);
+    return t->label;
+}
+
 static void stack_infos(ht *t) {
     fake_info(t->f, I_STACK, HS_STACK, 0, 0);
     fake_info_layout(t->f, I_RET, HS_RET_SMALL, fake_small_layout("PN"));
+    fake_source_location(t->f, I_RET, "worker", "Main", "Main.hs:41:9-30");
     fake_srt(t->f, I_RET, SRT_ADDR);
     fake_info_layout(t->f, I_RET1, HS_RET_SMALL, fake_small_layout("P"));
     /* profiled update and stop frames carry a closure header: its two
@@ -115,10 +123,25 @@ static void small_frames(bool prof) {
         cr_expect_eq(t.c.words[1], CCS_ADDR);
 
     cr_expect_eq(fake_counts_of(t.f)->stack_bitmap, 0, "small bitmaps come from info tables");
-    cr_expect_str_eq(ht_label(&t), "Stack( 100 )");
+    char want[64];
+    snprintf(want, sizeof want, "Stack (100 words, %u used)", 6 + 2 * pw);
+    cr_expect_str_eq(ht_label(&t), want);
     cr_expect_str_eq(ht_edge_label(&t, 0), "Frame 0 SRT");
     cr_expect_str_eq(ht_edge_label(&t, 1), "Frame 0 Pointer");
     cr_expect_str_eq(ht_edge_label(&t, 2), "Frame 1 Pointer");
+    /* as people read them: each frame's kind, and where IPE has it, its code */
+    cr_expect_str_eq(ht_frame_edge_label(&t, 0),
+                     "Frame 0 (case continuation in Main.worker at Main.hs:41:9-30) SRT");
+    cr_expect_str_eq(ht_frame_edge_label(&t, 1),
+                     "Frame 0 (case continuation in Main.worker at Main.hs:41:9-30) Pointer");
+    cr_expect_str_eq(ht_frame_edge_label(&t, 2), "Frame 1 (update frame) Pointer");
+    cr_expect_eq(heap_frame_of_edge(&t.c, 2), &t.c.frames[1]);
+    unsigned asked = fake_counts_of(t.f)->source_info;
+    cr_expect_str_eq(ht_frame_edge_label(&t, 1),
+                     "Frame 0 (case continuation in Main.worker at Main.hs:41:9-30) Pointer");
+    cr_expect_eq(fake_counts_of(t.f)->source_info, asked, "asked once per info table");
+    heap_frame_text(t.h, t.c.frames[2].info, want, sizeof want);
+    cr_expect_str_eq(want, "stop frame");
     char key[32];
     heap_census_key(&t.c, key, sizeof key);
     cr_expect_str_eq(key, "STACK");
@@ -149,6 +172,7 @@ Test(heap_decode_stack, underflow_frame_points_to_older_chunk) {
     cr_assert_eq(t.c.n_edges, 3);
     ht_edge(&t, 2, older, HEAP_EDGE_FRAME_FIELD, 1, 0);
     cr_expect_str_eq(ht_edge_label(&t, 2), "Frame 1 Pointer");
+    cr_expect_str_eq(ht_frame_edge_label(&t, 2), "Frame 1 (underflow frame) Pointer");
     ht_ok(&t, older);
     cr_expect_eq(t.c.n_frames, 1);
     cr_expect_eq(t.c.n_edges, 0);

@@ -159,21 +159,24 @@ Test(heap_label, census_keys) {
 
 Test(heap_label, stack_and_tso_texts) {
     heap_info s = {.type = HS_STACK};
-    heap_closure c = {.type = HS_STACK, .info = &s, .count = 1021};
-    cr_expect_str_eq(label_of(&c), "Stack( 1021 )");
+    /* 1021 words from H + 16 (H = 8), sp 12 words before the end */
+    heap_closure c = {.type = HS_STACK, .info = &s, .count = 1021, .addr = 0x1000,
+                      .size = 24 + 8 * 1021, .sp = 0x1000 + 24 + 8 * (1021 - 12)};
+    cr_expect_str_eq(label_of(&c), "Stack (1021 words, 12 used)");
     heap_info t = {.type = HS_TSO};
     static const struct {
         uint32_t why;
         const char *want;
     } cases[] = {
-        {0, "TSO: NotBlocked"},          {1, "TSO: BlockedOnMVar"},
-        {2, "TSO: BlockedOnBlackHole"},  {6, "TSO: BlockedOnSTM"},
-        {7, "TSO: BlockedOnDoProc"},     {8, "TSO: WhyBlockedUnknownValue 8"},
-        {11, "TSO: BlockedOnCCall_Interruptible"}, {12, "TSO: BlockedOnMsgThrowTo"},
-        {13, "TSO: ThreadMigrating"},    {15, "TSO: WhyBlockedUnknownValue 15"},
+        {0, "TSO 7: NotBlocked"},          {1, "TSO 7: BlockedOnMVar"},
+        {2, "TSO 7: BlockedOnBlackHole"},  {6, "TSO 7: BlockedOnSTM"},
+        {7, "TSO 7: BlockedOnDoProc"},     {8, "TSO 7: WhyBlockedUnknownValue 8"},
+        {11, "TSO 7: BlockedOnCCall_Interruptible"}, {12, "TSO 7: BlockedOnMsgThrowTo"},
+        {13, "TSO 7: ThreadMigrating"},    {15, "TSO 7: WhyBlockedUnknownValue 15"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        heap_closure x = {.type = HS_TSO, .info = &t, .why_blocked = cases[k].why};
+        heap_closure x = {.type = HS_TSO, .info = &t, .why_blocked = cases[k].why,
+                          .thread_id = 7};
         cr_expect_str_eq(label_of(&x), cases[k].want);
     }
 }

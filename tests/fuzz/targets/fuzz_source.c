@@ -275,8 +275,14 @@ static void show_closure(heap *h, const heap_closure *c) {
     char text[512], file[128], span[64];
     heap_closure_label(h, c, text, sizeof text);
     heap_census_key(c, text, sizeof text);
-    for (size_t i = 0; i < c->n_edges; i++)
+    for (size_t i = 0; i < c->n_edges; i++) {
         heap_edge_label(&c->edges[i], text, sizeof text);
+        heap_closure_edge_label(h, c, i, text, sizeof text); /* frames: kind and IPE */
+    }
+    for (size_t i = 0; i < c->n_frames; i++)
+        heap_frame_text(h, c->frames[i].info, text, sizeof text);
+    if (c->type == HS_TSO) /* its label, read through its label pointer */
+        query_thread_label(h, c, text, sizeof text);
     uint64_t era;
     heap_closure_era(h, c, &era);
     heap_prof_info pi;
