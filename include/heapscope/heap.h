@@ -520,8 +520,8 @@ hs_status heap_program_ipe(heap *h, heap_ipe_presence *out, hs_error *err);
 hs_status heap_location_advice(heap *h, char *buf, size_t cap, hs_error *err);
 /* How to get era profiling, for the program's GHC and profiling mode:
  * "build the program with -prof and run it with +RTS -he" (not profiled),
- * "run the program with +RTS -he" (profiled without eras), or that its GHC
- * has none (before GHC 9.10); "" when it has eras. */
+ * "run the program with +RTS -he" (profiled without eras), or "GHC 9.6 has
+ * none: it came with GHC 9.10"; "" when it has eras. */
 void heap_era_advice(const wire_version *v, char *buf, size_t cap);
 
 /* Whether the debuggee's GHC can have info-table provenance (IPE: GHC 9.2

@@ -72,9 +72,10 @@ bool heap_ipe_location(const wire_source_info *ipe, char *buf, size_t cap) {
         buf[0] = '\0';
     if (!ipe)
         return false;
+    /* the stub joins file and span with ':': ":" when both are empty */
     char file[8];
     heap_position_split(ipe->position ? ipe->position : "", file, sizeof file, NULL, 0);
-    if (file[0]) {
+    if (file[0] && strcmp(file, ":") != 0) {
         snprintf(buf, cap, "%s", ipe->position);
         return true;
     }
@@ -186,7 +187,7 @@ void heap_era_advice(const wire_version *v, char *buf, size_t cap) {
     if (v->prof_mode == WIRE_PROF_ERA)
         snprintf(buf, cap, "%s", "");
     else if (v->major != 0 && v->major < ERAS_FIRST_GHC)
-        snprintf(buf, cap, "GHC %u.%u has no era profiling (it came with GHC 9.10)",
+        snprintf(buf, cap, "GHC %u.%u has none: it came with GHC 9.10",
                  (unsigned)(v->major / 100), (unsigned)(v->major % 100));
     else if (v->prof_mode == WIRE_PROF_NONE)
         snprintf(buf, cap, "build the program with -prof and run it with +RTS -he");
