@@ -509,9 +509,11 @@ typedef enum heap_ipe_presence {
     HEAP_IPE_SOME,    /* at least one info table has an IPE entry */
     HEAP_IPE_NONE,    /* none of the info tables of this pause has one */
 } heap_ipe_presence;
-/* Finds out from the info tables fetched so far, asking SOURCE_INFO of at
- * most a bounded number of them (the answer is kept: IPE data does not
- * change while a process lives). */
+/* Finds out from the info tables fetched so far, then from those of the
+ * closures reachable from the roots, asking SOURCE_INFO of a bounded number
+ * of tables and decoding a bounded number of closures (UNKNOWN past
+ * either). SOME is kept for the life of the heap (IPE data does not change
+ * while a process lives), NONE until the next pause. */
 hs_status heap_program_ipe(heap *h, heap_ipe_presence *out, hs_error *err);
 /* What to say about an info table without a source location: when the
  * program has no IPE at all, heap_provenance_advice; when it has some,

@@ -2,6 +2,7 @@
  * IPE position, the best name known, and what to tell a person whose
  * debuggee has none. */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -10,7 +11,8 @@
 
 /* At most this many SOURCE_INFO requests to find out whether a program has
  * IPE at all: a program built with it has entries for a good share of its
- * tables, one without it needs every table asked. */
+ * tables, one without it needs every table asked (once: the answers are
+ * kept). */
 #define IPE_PROBE_MAX 4096
 
 /* -finfo-table-map came with GHC 9.2: advice to build with it on an older
@@ -131,37 +133,128 @@ hs_status heap_info_display_name(heap *h, const heap_info *info, char *buf, size
     return HS_OK;
 }
 
-hs_status heap_program_ipe(heap *h, heap_ipe_presence *out, hs_error *err) {
-    if (h->ipe_seen) {
-        *out = HEAP_IPE_SOME;
-        return HS_OK;
+/* Asks SOURCE_INFO of one table, within the budget; *found when it has an
+ * entry. False when the budget is spent. */
+static bool probe(heap *h, const heap_info *info, size_t *asked, bool *found, hs_status *st,
+                  hs_error *err) {
+    if (!info->ipe_fetched) {
+        if (*asked == IPE_PROBE_MAX)
+            return false;
+        ++*asked;
+        const wire_source_info *ipe;
+        *st = heap_info_source(h, info, &ipe, err);
     }
-    size_t asked = 0;
-    bool all_asked = true;
-    for (size_t i = 0; i < h->infos.cap; i++) {
+    *found = *st == HS_OK && info->ipe;
+    return true;
+}
+
+/* The tables fetched so far: what the caller looked at. */
+static hs_status probe_cached(heap *h, size_t *asked, bool *found, hs_error *err) {
+    hs_status st = HS_OK;
+    for (size_t i = 0; i < h->infos.cap && st == HS_OK && !*found; i++) {
         if (!h->infos.keys[i])
             continue;
         const info_entry *e = (const info_entry *)(uintptr_t)h->infos.values[i];
-        if (e->failed)
-            continue;
-        if (!e->pub.ipe_fetched) {
-            if (asked == IPE_PROBE_MAX) {
-                all_asked = false;
-                continue;
-            }
-            asked++;
-            const wire_source_info *ipe;
-            hs_status st = heap_info_source(h, &e->pub, &ipe, err);
-            if (st != HS_OK)
-                return st;
-        }
-        if (e->pub.ipe) {
-            h->ipe_seen = true;
-            *out = HEAP_IPE_SOME;
-            return HS_OK;
-        }
+        if (!e->failed && !probe(h, &e->pub, asked, found, &st, err))
+            break;
     }
-    *out = all_asked ? HEAP_IPE_NONE : HEAP_IPE_UNKNOWN;
+    return st;
+}
+
+/* The closures reachable from the roots, breadth first, until a table with
+ * an entry (the program's own closures hang off its threads' stacks and its
+ * stable pointers), all of them, or the budget of closures or requests is
+ * spent (*complete false). Unreadable closures are passed over. */
+#define IPE_WALK_MAX 200000
+
+static hs_status walk(heap *h, size_t *asked, bool *found, bool *complete, hs_error *err) {
+    const wire_ptr_list *starts[2] = {&h->roots, &h->saved};
+    uint64_t *queue = NULL;
+    size_t head = 0, n = 0, cap = 0;
+    u64map seen = {0};
+    hs_status st = HS_OK;
+    *complete = false;
+    for (int k = 0; k < 2 && st == HS_OK; k++)
+        for (size_t i = 0; i < starts[k]->count && st == HS_OK; i++) {
+            uint64_t a = wire_untag(starts[k]->items[i]);
+            if (!a || u64map_find(&seen, a))
+                continue;
+            if (n == cap) {
+                size_t ncap = cap ? 2 * cap : 1024;
+                uint64_t *q = realloc(queue, ncap * sizeof *q);
+                if (!q) {
+                    st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
+                    break;
+                }
+                queue = q;
+                cap = ncap;
+            }
+            if (!u64map_put(&seen, a, 1)) {
+                st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
+                break;
+            }
+            queue[n++] = a;
+        }
+    bool budget = true;
+    while (st == HS_OK && !*found && budget && head < n) {
+        if (head == IPE_WALK_MAX) {
+            budget = false;
+            break;
+        }
+        heap_closure c = {0};
+        hs_error skip = {0};
+        if (heap_decode(h, queue[head++], &c, &skip) != HS_OK) {
+            heap_closure_free(&c);
+            continue;
+        }
+        if (c.info)
+            budget = probe(h, c.info, asked, found, &st, err);
+        for (size_t f = 0; f < c.n_frames && budget && st == HS_OK && !*found; f++)
+            if (c.frames[f].info)
+                budget = probe(h, c.frames[f].info, asked, found, &st, err);
+        for (size_t e = 0; e < c.n_edges && st == HS_OK; e++) {
+            uint64_t a = wire_untag(c.edges[e].addr);
+            if (!a || u64map_find(&seen, a))
+                continue;
+            if (n == cap) {
+                size_t ncap = 2 * cap;
+                uint64_t *q = realloc(queue, ncap * sizeof *q);
+                if (!q) {
+                    st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
+                    break;
+                }
+                queue = q;
+                cap = ncap;
+            }
+            if (!u64map_put(&seen, a, 1))
+                st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
+            else
+                queue[n++] = a;
+        }
+        heap_closure_free(&c);
+    }
+    *complete = st == HS_OK && budget && head == n;
+    free(queue);
+    u64map_free(&seen);
+    return st;
+}
+
+hs_status heap_program_ipe(heap *h, heap_ipe_presence *out, hs_error *err) {
+    *out = HEAP_IPE_UNKNOWN;
+    if (!h->ipe_seen && h->ipe_none_here) {
+        *out = HEAP_IPE_NONE;
+        return HS_OK;
+    }
+    size_t asked = 0;
+    bool found = h->ipe_seen, complete = false;
+    hs_status st = found ? HS_OK : probe_cached(h, &asked, &found, err);
+    if (st == HS_OK && !found)
+        st = walk(h, &asked, &found, &complete, err);
+    if (st != HS_OK)
+        return st;
+    h->ipe_seen = found;
+    h->ipe_none_here = !found && complete;
+    *out = found ? HEAP_IPE_SOME : complete ? HEAP_IPE_NONE : HEAP_IPE_UNKNOWN;
     return HS_OK;
 }
 
