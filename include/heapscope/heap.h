@@ -488,7 +488,9 @@ bool heap_info_is_srt(const heap_info *info);
 /* Where an IPE entry says its info table comes from, never ":" (an entry of
  * a compiler-made closure may have an empty file and span): its position
  * "Tier.hs:49:13-21" when it has a file, else "Data.Map.Internal
- * (insertWith)" from its module and label (or name), else "" (no entry or
+ * (insertWith)" from its module and label, or its module and name without
+ * "_info" ("Main (sat_s8Xb)": an optimised program's closures of code
+ * specialised from a library have neither file nor label), else "" (no entry or
  * nothing in it). True when the text is a real source position. */
 bool heap_ipe_location(const wire_source_info *ipe, char *buf, size_t cap);
 /* The best display name of an info table, asking SOURCE_INFO once per

@@ -69,6 +69,17 @@ bool heap_info_is_srt(const heap_info *info) {
     return n > info->con_name + 4;
 }
 
+static void short_name(const wire_source_info *ipe, char *buf, size_t cap) {
+    if (cap)
+        buf[0] = '\0';
+    if (!ipe || !nonempty(ipe->name))
+        return;
+    size_t n = strlen(ipe->name);
+    if (n > 5 && strcmp(ipe->name + n - 5, "_info") == 0)
+        n -= 5;
+    snprintf(buf, cap, "%.*s", (int)n, ipe->name);
+}
+
 bool heap_ipe_location(const wire_source_info *ipe, char *buf, size_t cap) {
     if (cap)
         buf[0] = '\0';
@@ -81,23 +92,14 @@ bool heap_ipe_location(const wire_source_info *ipe, char *buf, size_t cap) {
         snprintf(buf, cap, "%s", ipe->position);
         return true;
     }
-    const char *what = nonempty(ipe->label) ? ipe->label : ipe->name;
+    char name[256];
+    short_name(ipe, name, sizeof name);
+    const char *what = nonempty(ipe->label) ? ipe->label : name;
     if (nonempty(ipe->module) && nonempty(what))
         snprintf(buf, cap, "%s (%s)", ipe->module, what);
     else if (nonempty(ipe->module) || nonempty(what))
         snprintf(buf, cap, "%s", nonempty(what) ? what : ipe->module);
     return false;
-}
-
-static void short_name(const wire_source_info *ipe, char *buf, size_t cap) {
-    if (cap)
-        buf[0] = '\0';
-    if (!ipe || !nonempty(ipe->name))
-        return;
-    size_t n = strlen(ipe->name);
-    if (n > 5 && strcmp(ipe->name + n - 5, "_info") == 0)
-        n -= 5;
-    snprintf(buf, cap, "%.*s", (int)n, ipe->name);
 }
 
 void heap_ipe_short_name(const heap_info *info, char *buf, size_t cap) {

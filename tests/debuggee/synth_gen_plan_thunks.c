@@ -2,7 +2,7 @@
  * THUNK_STATIC, THUNK_SELECTOR, AP, AP_STACK) counted per info table
  * during the plan's walk, then keyed as heapscope's thunk census keys
  * them: the IPE position of the info table when it names a file, else the
- * IPE module and label (or name), else "<info 0x...>". */
+ * IPE module and label (or name without "_info"), else "<info 0x...>". */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,7 +52,12 @@ static void thunk_key(const synth_process *p, uint64_t info, char *key, size_t l
     const synth_ipe *ipe = synth_find_ipe(p, info);
     const char *pos = ipe ? ipe->strings[5] : "", *name = ipe ? ipe->strings[0] : "";
     const char *label = ipe ? ipe->strings[3] : "", *module = ipe ? ipe->strings[4] : "";
-    const char *what = *label ? label : name;
+    char short_name[256];
+    size_t n = strlen(name);
+    if (n > 5 && strcmp(name + n - 5, "_info") == 0)
+        n -= 5;
+    snprintf(short_name, sizeof short_name, "%.*s", (int)n, name);
+    const char *what = *label ? label : short_name;
     if (has_file(pos))
         snprintf(key, len, "%s", pos);
     else if (*module && *what)

@@ -177,7 +177,7 @@ Test(heap_label, locations_are_never_a_colon) {
     wire_source_info span_only = {.found = true, .name = "sat_s2_info", .module = "M",
                                   .position = ":12:5-20"};
     cr_expect(!heap_ipe_location(&span_only, buf, sizeof buf));
-    cr_expect_str_eq(buf, "M (sat_s2_info)", "no label: the name");
+    cr_expect_str_eq(buf, "M (sat_s2)", "no label: the name");
     wire_source_info empty = {.found = true, .position = ""};
     cr_expect(!heap_ipe_location(&empty, buf, sizeof buf));
     cr_expect_str_eq(buf, "");

@@ -207,7 +207,7 @@ Test(query_census, a_thunk_named_by_ipe_without_a_position) {
     world_open(&w);
     query_census c = census_of(&w, QUERY_CENSUS_BY_THUNK, -1, NULL);
     char key[96];
-    snprintf(key, sizeof key, "Main (sat_c_info)"); /* no file: module and name instead */
+    snprintf(key, sizeof key, "Main (sat_c)"); /* no file: module and name instead */
     expect_row(c.rows, c.n_rows, key, 1, w.H + 16, w.H + 16);
     query_census_free(&c);
     char text[128];
