@@ -515,7 +515,7 @@ typedef enum heap_ipe_presence {
  * closures reachable from the roots, asking SOURCE_INFO of a bounded number
  * of tables and decoding a bounded number of closures (UNKNOWN past
  * either). SOME is kept for the life of the heap (IPE data does not change
- * while a process lives), NONE until the next pause. */
+ * while a process lives), NONE and UNKNOWN until the next pause. */
 hs_status heap_program_ipe(heap *h, heap_ipe_presence *out, hs_error *err);
 /* What to say about an info table without a source location: when the
  * program has no IPE at all, heap_provenance_advice; when it has some,

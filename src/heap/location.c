@@ -243,8 +243,8 @@ static hs_status walk(heap *h, size_t *asked, bool *found, bool *complete, hs_er
 
 hs_status heap_program_ipe(heap *h, heap_ipe_presence *out, hs_error *err) {
     *out = HEAP_IPE_UNKNOWN;
-    if (!h->ipe_seen && h->ipe_none_here) {
-        *out = HEAP_IPE_NONE;
+    if (!h->ipe_seen && h->ipe_here) { /* the walk is not made twice a pause */
+        *out = (heap_ipe_presence)(h->ipe_here - 1);
         return HS_OK;
     }
     size_t asked = 0;
@@ -255,8 +255,8 @@ hs_status heap_program_ipe(heap *h, heap_ipe_presence *out, hs_error *err) {
     if (st != HS_OK)
         return st;
     h->ipe_seen = found;
-    h->ipe_none_here = !found && complete;
     *out = found ? HEAP_IPE_SOME : complete ? HEAP_IPE_NONE : HEAP_IPE_UNKNOWN;
+    h->ipe_here = (uint8_t)(*out + 1);
     return HS_OK;
 }
 
