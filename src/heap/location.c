@@ -243,6 +243,10 @@ static hs_status walk(heap *h, size_t *asked, bool *found, bool *complete, hs_er
 
 hs_status heap_program_ipe(heap *h, heap_ipe_presence *out, hs_error *err) {
     *out = HEAP_IPE_UNKNOWN;
+    if (!heap_version_has_provenance(&h->version)) { /* its GHC has none to ask for */
+        *out = HEAP_IPE_NONE;
+        return HS_OK;
+    }
     if (!h->ipe_seen && h->ipe_here) { /* the walk is not made twice a pause */
         *out = (heap_ipe_presence)(h->ipe_here - 1);
         return HS_OK;

@@ -151,8 +151,6 @@ static hs_status info_key(heap *h, query_census_by by, uint64_t info_ptr, char *
     default: /* thunk: without any location, one bucket per info table */
         if (where[0])
             snprintf(buf, cap, "%s", where);
-        else if (con) /* (a retainer of the leaks report) its description */
-            return heap_info_display_name(h, info, buf, cap, err);
         else
             snprintf(buf, cap, "<info 0x%" PRIx64 ">", info_ptr);
         break;

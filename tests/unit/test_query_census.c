@@ -286,6 +286,23 @@ Test(query_census, location_advice_for_the_whole_program) {
     }
 }
 
+/* Before GHC 9.2 there is no IPE to ask for, nor advice to build with it. */
+Test(query_census, location_advice_for_a_ghc_without_provenance) {
+    qh *q = qh_new(WIRE_PROF_NONE);
+    qh_ghc(q, 900);
+    qh_root(q, qh_con(q, "main:Main.Leak", 0, NULL, 1));
+    heap *h = qh_open(q);
+    heap_ipe_presence p;
+    hs_error err = {0};
+    cr_assert_eq(heap_program_ipe(h, &p, &err), HS_OK, "%s", err.message);
+    cr_expect_eq(p, HEAP_IPE_NONE);
+    cr_expect_eq(qh_source_info_requests(q), 0, "nothing asked");
+    char advice[160];
+    cr_assert_eq(heap_location_advice(h, advice, sizeof advice, &err), HS_OK);
+    cr_expect_str_eq(advice, "GHC 9.0 has no info-table provenance (it came with GHC 9.2)");
+    qh_free(q);
+}
+
 Test(query_census, filters_choose_what_is_counted) {
     world w;
     world_make(&w, WIRE_PROF_ERA);
