@@ -479,6 +479,55 @@ void heap_cc_text(const wire_cc *cc, char *buf, size_t cap);
  * one is all file. */
 void heap_position_split(const char *position, char *file, size_t file_cap, char *span,
                          size_t span_cap);
+/* ---- names and locations of info tables, for a person (location.c) -- */
+
+/* An RTS static reference table: a constructor SRT_<n> of no package and
+ * no module (the RTS describes its SRT closures so; ghc-debug's census
+ * shows them as "::SRT_2"). */
+bool heap_info_is_srt(const heap_info *info);
+/* Where an IPE entry says its info table comes from, never ":" (an entry of
+ * a compiler-made closure may have an empty file and span): its position
+ * "Tier.hs:49:13-21" when it has a file, else "Data.Map.Internal
+ * (insertWith)" from its module and label, or its module and name without
+ * "_info" ("Main (sat_s8Xb)": an optimised program's closures of code
+ * specialised from a library have neither file nor label), else "" (no entry or
+ * nothing in it). True when the text is a real source position. */
+bool heap_ipe_location(const wire_source_info *ipe, char *buf, size_t cap);
+/* The best display name of an info table, asking SOURCE_INFO once per
+ * table: "SRT_2 (static reference table)"; a constructor's description
+ * "containers:Data.Map.Internal:Bin"; the IPE name without its "_info"
+ * ("sat_s36E", "Main.main_go"); the IPE module and label
+ * ("Data.Map.Internal.insertWith"); else "<info 0x4f5348>". Fails only when
+ * the source fails. */
+hs_status heap_info_display_name(heap *h, const heap_info *info, char *buf, size_t cap,
+                                 hs_error *err);
+/* The IPE name of an info table without its "_info", or "" (no request:
+ * only what heap_info_source already fetched). */
+void heap_ipe_short_name(const heap_info *info, char *buf, size_t cap);
+
+/* Whether the program has info-table provenance at all. */
+typedef enum heap_ipe_presence {
+    HEAP_IPE_UNKNOWN, /* not found out (too many tables to ask) */
+    HEAP_IPE_SOME,    /* at least one info table has an IPE entry */
+    HEAP_IPE_NONE,    /* none of the info tables of this pause has one */
+} heap_ipe_presence;
+/* Finds out from the info tables fetched so far, then from those of the
+ * closures reachable from the roots, asking SOURCE_INFO of a bounded number
+ * of tables and decoding a bounded number of closures (UNKNOWN past
+ * either). SOME is kept for the life of the heap (IPE data does not change
+ * while a process lives), NONE and UNKNOWN until the next pause. */
+hs_status heap_program_ipe(heap *h, heap_ipe_presence *out, hs_error *err);
+/* What to say about an info table without a source location: when the
+ * program has no IPE at all, heap_provenance_advice; when it has some,
+ * that this one (of the RTS or a library) was built without it; "" when
+ * that is not known. */
+hs_status heap_location_advice(heap *h, char *buf, size_t cap, hs_error *err);
+/* How to get era profiling, for the program's GHC and profiling mode:
+ * "build the program with -prof and run it with +RTS -he" (not profiled),
+ * "run the program with +RTS -he" (profiled without eras), or "GHC 9.6 has
+ * none: it came with GHC 9.10"; "" when it has eras. */
+void heap_era_advice(const wire_version *v, char *buf, size_t cap);
+
 /* Whether the debuggee's GHC can have info-table provenance (IPE: GHC 9.2
  * and later, built with -finfo-table-map). */
 bool heap_version_has_provenance(const wire_version *v);

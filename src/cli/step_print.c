@@ -21,8 +21,10 @@ void cli_print_step_text(FILE *out, heap *h, const query_step *s) {
             fprintf(out, "  %s", text);
     }
     fprintf(out, "  %s", s->label);
-    if (s->ipe && s->ipe->position && *s->ipe->position)
-        fprintf(out, "  %s", s->ipe->position);
+    char where[512];
+    heap_ipe_location(s->ipe, where, sizeof where);
+    if (where[0])
+        fprintf(out, "  %s", where);
 }
 
 static void json_field(FILE *out, const char *name, const char *value, bool comma) {
@@ -98,11 +100,15 @@ static void location_json(FILE *out, const wire_source_info *ipe) {
     json_field(out, "type", ipe->type, true);
     json_field(out, "label", ipe->label, true);
     json_field(out, "module", ipe->module, true);
-    json_field(out, "position", ipe->position, true);
-    char file[512], span[128];
-    heap_position_split(ipe->position ? ipe->position : "", file, sizeof file, span, sizeof span);
+    /* a position without a file (the stub's ":") is no position */
+    char where[512], file[512] = "", span[128] = "";
+    bool real = heap_ipe_location(ipe, where, sizeof where);
+    json_field(out, "position", real ? ipe->position : "", true);
+    if (real)
+        heap_position_split(ipe->position, file, sizeof file, span, sizeof span);
     json_field(out, "file", file, true);
-    json_field(out, "span", span, false);
+    json_field(out, "span", span, true);
+    json_field(out, "text", where, false);
     fputc('}', out);
 }
 

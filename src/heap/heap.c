@@ -335,6 +335,7 @@ hs_status heap_load_all_blocks(heap *h, hs_error *err) {
 
 /* Everything read from the heap itself: valid for one pause only. */
 static void drop_heap_contents(heap *h) {
+    h->ipe_here = 0; /* a new pause may reach tables with IPE */
     wire_ptr_list_free(&h->roots);
     wire_ptr_list_free(&h->saved);
     heap_block_list_free(&h->blocks);

@@ -51,6 +51,8 @@ struct heap {
 
     u64map statics;      /* address -> heap_static_image* */
     u64map infos;        /* info pointer -> heap_info* */
+    bool ipe_seen;       /* some info table had an IPE entry (heap_program_ipe) */
+    uint8_t ipe_here;    /* heap_ipe_presence + 1 found for this pause, 0: not asked */
     u64map frame_bitmaps; /* RET_BIG info pointer -> heap_cached_bitmap* */
     u64map fun_bitmaps;  /* (function info pointer | n << 48) -> heap_cached_bitmap* */
     u64map ret_fun_bitmaps; /* RET_FUN frame address -> heap_cached_bitmap*, this pause */

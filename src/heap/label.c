@@ -174,6 +174,14 @@ static void label_constructor(heap_lbuf *b, const heap *h, const heap_closure *c
     }
 }
 
+/* The RTS's static reference tables are constructors SRT_<n> of no module:
+ * named as what they are, with their closures. */
+static void label_srt(heap_lbuf *b, const heap_closure *c) {
+    app a = {b, 0};
+    heap_lbuf_printf(app_item(&a), "%s (static reference table)", c->info->con_name);
+    app_fields(&a, c, HEAP_EDGE_FIELD, c->info->ptrs);
+}
+
 /* "{ <srt> }" when the info table has an SRT. */
 static void put_srt(heap_lbuf *b, const heap_closure *c) {
     if (c->info->srt) {
@@ -183,16 +191,36 @@ static void put_srt(heap_lbuf *b, const heap_closure *c) {
     }
 }
 
-static void label_thunk(heap_lbuf *b, const heap_closure *c) {
+/* The IPE name of a closure's info table without "_info" ("sat_s36E"),
+ * asking SOURCE_INFO once per table when the heap is given; "" without
+ * one (or when the source fails: the label is still a label). */
+static void ipe_name(heap *h, const heap_closure *c, char *buf, size_t cap) {
+    if (h) {
+        const wire_source_info *ipe;
+        hs_error ignored = {0};
+        (void)heap_info_source(h, c->info, &ipe, &ignored);
+    }
+    heap_ipe_short_name(c->info, buf, cap);
+}
+
+/* A thunk or function: its IPE name where its info table has one, else
+ * the reference's "_thunk" / "_fun". */
+static void put_code_name(heap_lbuf *b, heap *h, const heap_closure *c, const char *plain) {
+    char name[256];
+    ipe_name(h, c, name, sizeof name);
+    heap_lbuf_puts(b, name[0] ? name : plain);
+}
+
+static void label_thunk(heap_lbuf *b, heap *h, const heap_closure *c) {
     app a = {b, 0};
-    heap_lbuf_puts(app_item(&a), "_thunk");
+    put_code_name(app_item(&a), h, c, "_thunk");
     put_srt(b, c);
     app_fields(&a, c, HEAP_EDGE_ARG, c->info->ptrs);
     app_end(&a);
 }
 
-static void label_function(heap_lbuf *b, const heap_closure *c) {
-    heap_lbuf_puts(b, "_fun");
+static void label_function(heap_lbuf *b, heap *h, const heap_closure *c) {
+    put_code_name(b, h, c, "_fun");
     put_srt(b, c);
     uint32_t ptrs = c->info->ptrs;
     if (ptrs == 0 && c->n_words == 0)
@@ -262,15 +290,18 @@ void heap_closure_label(heap *h, const heap_closure *c, char *buf, size_t cap) {
     switch (c->type) {
     case HS_CONSTR: case HS_CONSTR_1_0: case HS_CONSTR_0_1: case HS_CONSTR_2_0:
     case HS_CONSTR_1_1: case HS_CONSTR_0_2: case HS_CONSTR_NOCAF:
-        label_constructor(b, h, c);
+        if (heap_info_is_srt(c->info))
+            label_srt(b, c);
+        else
+            label_constructor(b, h, c);
         return;
     case HS_THUNK: case HS_THUNK_1_0: case HS_THUNK_0_1: case HS_THUNK_2_0:
     case HS_THUNK_1_1: case HS_THUNK_0_2: case HS_THUNK_STATIC:
-        label_thunk(b, c);
+        label_thunk(b, h, c);
         return;
     case HS_FUN: case HS_FUN_1_0: case HS_FUN_0_1: case HS_FUN_2_0: case HS_FUN_1_1:
     case HS_FUN_0_2: case HS_FUN_STATIC:
-        label_function(b, c);
+        label_function(b, h, c);
         return;
     case HS_THUNK_SELECTOR: label_one(b, "_sel", edge_of(c, HEAP_EDGE_SELECTEE)); return;
     case HS_IND: case HS_IND_STATIC:
@@ -312,7 +343,9 @@ void heap_census_key(const heap_closure *c, char *buf, size_t cap) {
     if (cap > 0)
         buf[0] = '\0';
     const heap_info *i = c->info;
-    if (i && hs_closure_type_is_constructor(c->type) && i->con_name)
+    if (i && heap_info_is_srt(i))
+        heap_lbuf_printf(&b, "%s (static reference table)", i->con_name);
+    else if (i && hs_closure_type_is_constructor(c->type) && i->con_name)
         heap_lbuf_printf(&b, "%s:%s:%s", i->con_package ? i->con_package : "",
                          i->con_module ? i->con_module : "", i->con_name);
     else

@@ -62,11 +62,14 @@ hs_status query_census_by_usable(query_census_by by, heap *h, hs_error *err) {
     uint8_t mode = heap_version(h)->prof_mode;
     if ((unsigned)by >= QUERY_CENSUS_BY_COUNT)
         return hs_fail(err, HS_ERR_USAGE, "unknown census kind %d", (int)by);
-    if (by == QUERY_CENSUS_BY_ERA && mode != WIRE_PROF_ERA)
+    if (by == QUERY_CENSUS_BY_ERA && mode != WIRE_PROF_ERA) {
+        char advice[120];
+        heap_era_advice(heap_version(h), advice, sizeof advice);
         return hs_fail(err, HS_ERR_USAGE,
-                       "a census by era needs a debuggee with era profiling (+RTS -he); "
-                       "this one has profiling mode '%s'",
-                       mode == WIRE_PROF_NONE ? "none" : "not era");
+                       "a census by era needs a debuggee with era profiling; this one has "
+                       "profiling mode '%s' (%s)",
+                       mode == WIRE_PROF_NONE ? "none" : "not era", advice);
+    }
     if (by == QUERY_CENSUS_BY_COST_CENTRE && mode == WIRE_PROF_NONE)
         return hs_fail(err, HS_ERR_USAGE,
                        "a census by cost centre needs a profiled debuggee; this one is not "
@@ -122,6 +125,10 @@ static hs_status info_key(heap *h, query_census_by by, uint64_t info_ptr, char *
         snprintf(buf, cap, "%s", hs_closure_type_name(info->type));
         return HS_OK;
     }
+    if (by == QUERY_CENSUS_BY_CONSTRUCTOR && heap_info_is_srt(info)) {
+        snprintf(buf, cap, "%s (static reference table)", info->con_name);
+        return HS_OK;
+    }
     if (by == QUERY_CENSUS_BY_CONSTRUCTOR) {
         snprintf(buf, cap, "%s:%s:%s", info->con_package ? info->con_package : "",
                  info->con_module ? info->con_module : "", info->con_name ? info->con_name : "");
@@ -131,21 +138,21 @@ static hs_status info_key(heap *h, query_census_by by, uint64_t info_ptr, char *
     st = heap_info_source(h, info, &ipe, err);
     if (st != HS_OK)
         return st;
-    bool has_position = ipe && ipe->position && *ipe->position;
     bool has_name = ipe && ipe->name && *ipe->name;
+    char where[512];
+    heap_ipe_location(ipe, where, sizeof where);
     switch (by) {
     case QUERY_CENSUS_BY_SOURCE:
-        snprintf(buf, cap, "%s", has_position ? ipe->position : "<no location>");
+        snprintf(buf, cap, "%s", where[0] ? where : "<no location>");
         break;
     case QUERY_CENSUS_BY_CLOSURE_NAME:
         snprintf(buf, cap, "%s", has_name ? ipe->name : "<no name>");
         break;
-    default: /* thunk */
-        if (has_position)
-            snprintf(buf, cap, "%s", ipe->position);
+    default: /* thunk: without any location, one bucket per info table */
+        if (where[0])
+            snprintf(buf, cap, "%s", where);
         else
-            snprintf(buf, cap, "<info 0x%" PRIx64 ">%s%s", info_ptr, has_name ? " " : "",
-                     has_name ? ipe->name : "");
+            snprintf(buf, cap, "<info 0x%" PRIx64 ">", info_ptr);
         break;
     }
     return HS_OK;

@@ -32,14 +32,12 @@ hs_status query_leaks_usable(heap *h, hs_error *err) {
     const wire_version *v = heap_version(h);
     if (v->prof_mode == WIRE_PROF_ERA)
         return HS_OK;
-    char older[80] = "";
-    if (v->major < 910) /* no -he to advise: say why */
-        snprintf(older, sizeof older, " (GHC %u.%u has none: it came with GHC 9.10)",
-                 v->major / 100, v->major % 100);
+    char advice[120];
+    heap_era_advice(v, advice, sizeof advice);
     return hs_fail(err, HS_ERR_USAGE,
-                   "the era-boundary report needs a debuggee with era profiling (+RTS -he); "
-                   "this one has profiling mode '%s'%s",
-                   v->prof_mode == WIRE_PROF_NONE ? "none" : "not era", older);
+                   "the era-boundary report needs a debuggee with era profiling; this one has "
+                   "profiling mode '%s' (%s)",
+                   v->prof_mode == WIRE_PROF_NONE ? "none" : "not era", advice);
 }
 
 /* One info-pointer pair: a group before naming. */

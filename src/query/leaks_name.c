@@ -21,6 +21,8 @@ hs_status leaks_info_name(heap *h, uint64_t info_ptr, char *buf, size_t cap, boo
     hs_status st = heap_info_get(h, info_ptr, &info, err);
     if (st != HS_OK)
         return st;
+    if (heap_info_is_srt(info)) /* the RTS's, not a constructor of an empty module */
+        return heap_info_display_name(h, info, buf, cap, err);
     if (hs_closure_type_is_constructor(info->type) && given(info->con_name)) {
         snprintf(buf, cap, "%s:%s:%s", info->con_package ? info->con_package : "",
                  info->con_module ? info->con_module : "", info->con_name);
@@ -34,7 +36,8 @@ hs_status leaks_info_name(heap *h, uint64_t info_ptr, char *buf, size_t cap, boo
      * binding's label names what a person wrote, and keeps the info tables
      * built there in one group */
     const char *label = ipe && given(ipe->label) ? ipe->label : NULL;
-    const char *where = ipe && given(ipe->position) ? ipe->position : NULL;
+    char position[512]; /* never the stub's ":" of an entry without file */
+    const char *where = heap_ipe_location(ipe, position, sizeof position) ? position : NULL;
     const char *symbol = ipe && given(ipe->name) ? ipe->name : NULL;
     *from_ipe = label || where || symbol;
     if (label && where)

@@ -76,8 +76,9 @@ void query_node_details_get(heap *h, uint64_t addr, query_node_details *out) {
     if (c.info && heap_info_source(h, c.info, &out->ipe, &err) != HS_OK) {
         out->source_failed = true;
         snprintf(out->source_error, sizeof out->source_error, "%s", err.message);
-    } else if (c.info && !out->ipe) {
-        heap_provenance_advice(heap_version(h), out->advice, sizeof out->advice);
+    } else if (c.info && !out->ipe &&
+               heap_location_advice(h, out->advice, sizeof out->advice, &err) != HS_OK) {
+        out->advice[0] = '\0'; /* no advice is better than a wrong one */
     }
     heap_closure_free(&c);
 }

@@ -269,8 +269,15 @@ const char *tui_command_unavailable(const tui_app *app, const tui_command *cmd) 
     if ((cmd->needs & TUI_NEED_STOPPED) && !session_paused(app->sess) && !paused)
         return "the debuggee is running";
     int mode = session_prof_mode(app->sess);
-    if ((cmd->needs & TUI_NEED_ERA) && mode != WIRE_PROF_ERA)
-        return "needs era profiling (run the program with +RTS -he)";
+    if ((cmd->needs & TUI_NEED_ERA) && mode != WIRE_PROF_ERA) {
+        static char why[160]; /* the explorer runs on one thread */
+        const wire_version *v = app->sess ? session_known_version(app->sess) : NULL;
+        char advice[120] = "run the program with +RTS -he";
+        if (v)
+            heap_era_advice(v, advice, sizeof advice);
+        snprintf(why, sizeof why, "needs era profiling (%s)", advice);
+        return why;
+    }
     if ((cmd->needs & TUI_NEED_PROFILED) && mode == WIRE_PROF_NONE)
         return "needs a profiled program (built with -prof)";
     return NULL;

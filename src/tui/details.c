@@ -93,8 +93,10 @@ static void ipe_items(items *s, const query_node_details *d) {
         ADD(s, "Label", TUI_ROLE_DETAILS, "%s", ipe->label);
     if (ipe->module && *ipe->module)
         ADD(s, "Module", TUI_ROLE_DETAILS, "%s", ipe->module);
-    if (ipe->position && *ipe->position)
-        ADD(s, "Location", TUI_ROLE_LOCATION, "%s", ipe->position);
+    char where[sizeof s->it[0].value];
+    heap_ipe_location(ipe, where, sizeof where);
+    if (where[0])
+        ADD(s, "Location", TUI_ROLE_LOCATION, "%s", where);
 }
 
 static void match_items(const tui_tree_view *v, items *s, const tui_node *n) {

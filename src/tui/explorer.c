@@ -195,9 +195,15 @@ void tui_cmd_eras(tui_app *app, int arg) {
     ex->era_colors = !ex->era_colors;
     if (!ex->era_colors)
         tui_app_message(app, TUI_ROLE_INFO, "era colours off");
-    else if (session_prof_mode(app->sess) != WIRE_PROF_ERA)
+    else if (session_prof_mode(app->sess) != WIRE_PROF_ERA) {
+        const wire_version *v = app->sess ? session_known_version(app->sess) : NULL;
+        char advice[120] = "run the program with +RTS -he";
+        if (v)
+            heap_era_advice(v, advice, sizeof advice);
         tui_app_message(app, TUI_ROLE_INFO,
-                        "era colours on, but this debuggee has no eras (+RTS -he): rows stay plain");
+                        "era colours on, but this debuggee has no eras (%s): rows stay plain",
+                        advice);
+    }
     else if (!tui_term_era_colors())
         tui_app_message(app, TUI_ROLE_INFO,
                         "era colours on, but colours are off here (NO_COLOR or the terminal)");

@@ -85,8 +85,10 @@ static hs_status describe(heap *h, dom_line *lines, size_t n, hs_error *err) {
     static query_node_details d; /* (big: not on the stack) */
     for (size_t i = 0; st == HS_OK && i < n; i++) {
         query_node_details_get(h, lines[i].c.addr, &d);
-        if (d.status == HS_OK && d.ipe && d.ipe->position && *d.ipe->position &&
-            !(lines[i].location = strdup(d.ipe->position)))
+        char where[512] = "";
+        if (d.status == HS_OK)
+            heap_ipe_location(d.ipe, where, sizeof where);
+        if (where[0] && !(lines[i].location = strdup(where)))
             return hs_fail(err, HS_ERR_NOMEM, "out of memory");
     }
     return st;

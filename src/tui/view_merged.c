@@ -162,9 +162,11 @@ static void merged_draw(tui_app *app, tui_view *base, int top, int bottom) {
         x += tui_put(y, x, buf, COLS - x, base_attr);
         x += tui_put(y, x, s->label ? s->label : "", COLS - x,
                      sel || !n->match ? base_attr : tui_attr(TUI_ROLE_MATCH));
-        if (s->ipe && s->ipe->position && *s->ipe->position) {
+        char where[512];
+        heap_ipe_location(s->ipe, where, sizeof where);
+        if (where[0]) {
             x += tui_put(y, x, "  ", COLS - x, base_attr);
-            tui_put(y, x, s->ipe->position, COLS - x, sel ? base_attr : tui_attr(TUI_ROLE_LOCATION));
+            tui_put(y, x, where, COLS - x, sel ? base_attr : tui_attr(TUI_ROLE_LOCATION));
         }
     }
     if (v->n_lines == 0)

@@ -1,8 +1,8 @@
 /* The plan's thunk census ("by_thunk"): reachable thunks (THUNK*,
  * THUNK_STATIC, THUNK_SELECTOR, AP, AP_STACK) counted per info table
  * during the plan's walk, then keyed as heapscope's thunk census keys
- * them: the IPE position of the info table, else "<info 0x...>" and the
- * IPE name when there is one. */
+ * them: the IPE position of the info table when it names a file, else the
+ * IPE module and label (or name without "_info"), else "<info 0x...>". */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,13 +41,31 @@ void sg_plan_thunk_count(sg_plan *pl, const sg_closure *cl) {
     pl->thunks[i].bytes += cl->size;
 }
 
+/* Whether an IPE position names a file: the stub sends ":" when an entry
+ * has neither file nor span. */
+static bool has_file(const char *pos) {
+    return *pos && !(pos[0] == ':' && (pos[1] == '\0' || (pos[1] >= '0' && pos[1] <= '9') ||
+                                       pos[1] == '('));
+}
+
 static void thunk_key(const synth_process *p, uint64_t info, char *key, size_t len) {
     const synth_ipe *ipe = synth_find_ipe(p, info);
     const char *pos = ipe ? ipe->strings[5] : "", *name = ipe ? ipe->strings[0] : "";
-    if (*pos)
+    const char *label = ipe ? ipe->strings[3] : "", *module = ipe ? ipe->strings[4] : "";
+    char short_name[256];
+    size_t n = strlen(name);
+    if (n > 5 && strcmp(name + n - 5, "_info") == 0)
+        n -= 5;
+    snprintf(short_name, sizeof short_name, "%.*s", (int)n, name);
+    const char *what = *label ? label : short_name;
+    if (has_file(pos))
         snprintf(key, len, "%s", pos);
+    else if (*module && *what)
+        snprintf(key, len, "%s (%s)", module, what);
+    else if (*module || *what)
+        snprintf(key, len, "%s", *what ? what : module);
     else
-        snprintf(key, len, "<info 0x%" PRIx64 ">%s%s", info, *name ? " " : "", name);
+        snprintf(key, len, "<info 0x%" PRIx64 ">", info);
 }
 
 typedef struct keyed {

@@ -364,6 +364,13 @@ void sg_con_key(const char *desc, char *key, size_t keylen, char *name, size_t n
         mod_len = (size_t)(dot - mod);
         rest = dot + 1;
     }
+    bool srt = strncmp(desc, "SRT_", 4) == 0 && desc[4] && strspn(desc + 4, "0123456789") ==
+                                                              strlen(desc + 4);
+    if (srt) { /* the RTS's static reference tables: heapscope names them so */
+        snprintf(key, keylen, "%s (static reference table)", desc);
+        snprintf(name, namelen, "%s", desc);
+        return;
+    }
     if (!pkg_len || !mod_len || !*rest) {
         snprintf(key, keylen, "::%s", desc);
         snprintf(name, namelen, "%s", desc);

@@ -18,6 +18,7 @@ everything else), so no key is translated."""
 import json
 import lzma
 import os
+import re
 import sqlite3
 import struct
 import subprocess
@@ -94,8 +95,17 @@ def write_ghcdebug(path, *args):
         raise RuntimeError("debuggee could not write the snapshot: " + r.stderr)
 
 
+def heapscope_key(key):
+    """ghc-debug shows the RTS's static reference tables as constructors of
+    no package and module ("::SRT_2"); heapscope names them as what they
+    are ("SRT_2 (static reference table)"), the buckets being the same."""
+    m = re.fullmatch(r"::(SRT_[0-9]+)", key)
+    return m.group(1) + " (static reference table)" if m else key
+
+
 def read_census_txt(path):
-    """ghc-debug's census: {key: (count, bytes, max)} and (count, bytes)."""
+    """ghc-debug's census: {key: (count, bytes, max)} and (count, bytes),
+    keyed as heapscope keys the same buckets (heapscope_key)."""
     rows, total = {}, None
     with open(path, encoding="utf-8") as f:
         for line in f:
@@ -104,6 +114,7 @@ def read_census_txt(path):
                 total = (int(fields[1]), int(fields[2]))
             else:
                 count, size, biggest, key = fields
+                key = heapscope_key(key)
                 if key in rows:
                     raise AssertionError("ghc-debug's census names %r twice" % key)
                 rows[key] = (int(count), int(size), int(biggest))

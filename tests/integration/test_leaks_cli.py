@@ -201,9 +201,12 @@ class NotEraProfiled(unittest.TestCase):
                 r = run("leaks", d.socket)
                 self.assertEqual(r.returncode, 1, args)
                 self.assertEqual(r.stdout, "")
-                self.assertIn("the era-boundary report needs a debuggee with era profiling "
-                              "(+RTS -he)", r.stderr)
-                self.assertIn("'none'" if not args else "'not era'", r.stderr)
+                self.assertIn("the era-boundary report needs a debuggee with era profiling; "
+                              "this one has profiling mode ", r.stderr)
+                # the advice fits the program: -prof first when it is not profiled
+                self.assertIn("'none' (build the program with -prof and run it with +RTS -he)"
+                              if not args else "'not era' (run the program with +RTS -he)",
+                              r.stderr)
 
 
 if __name__ == "__main__":

@@ -113,6 +113,10 @@ class SameAsLiveProfiled(SameAsLive, PlantedCase):
                         " GROUP BY package, module, constructor ORDER BY sum(size) DESC")
         got = {key: (int(n), int(b)) for key, n, b in rows}
         for key, want in self.plan["by_constructor"].items():
+            # the table keeps the description as the RTS gives it: an SRT is
+            # a constructor of no module there, named so only by the census
+            if key.endswith(" (static reference table)"):
+                key = "::" + key.split(" ")[0]
             self.assertEqual(got[key], (want["count"], want["bytes"]), key)
         self.assertEqual(got["main:Main:Leak"], (300, self.plan["leak"]["bytes"]))
         sizes = [int(b) for _, _, b in rows]

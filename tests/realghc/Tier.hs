@@ -23,6 +23,13 @@
 --                pinned ByteStrings and drops them; nothing of it stays
 --                reachable, but each capability keeps empty pinned blocks,
 --                which the stub's ALL_BLOCKS lists twice (some 880 groups)
+--   --lazy-map N a lazy Data.Map (Data.Map.Lazy) of min N 100 keys built by
+--                N ML.insertWith (+): each insert into a key already there
+--                leaves an unevaluated (+) thunk made inside containers (a
+--                library built without -finfo-table-map; with -O, in code
+--                specialised into Main, whose IPE entries have no source
+--                position): N - 100 thunks for N >= 100, reachable from a
+--                StablePtr of their own
 --   --tick MS    after "ready", a thread prints "tick N" every MS ms: the
 --                gaps show when the program did not run (paused). It
 --                allocates a little, so with it the heap is not still.
@@ -55,6 +62,7 @@ import qualified Data.ByteString.Char8 as BC
 import qualified Data.ByteString.Internal as BI
 import Data.Char (ord)
 import Data.List (foldl')
+import qualified Data.Map.Lazy as ML
 import qualified Data.Map.Strict as M
 import qualified Data.Text as T
 import Data.Word (Word8)
@@ -146,6 +154,13 @@ holdOnStack (MVar gate) n = blocked `catch` \e -> putStrLn ("tier: " ++ show (e 
       !held -> case takeMVar# gate s0 of
         (# s1, () #) -> unIO (useStackHeld held) s1
 
+-- --lazy-map N: the values stay thunks; only the map's spine is evaluated
+lazyMap :: Int -> IO ()
+lazyMap n = when (n > 0) $ do
+  let m = foldl' (\acc i -> ML.insertWith (+) (i `mod` 100) i acc) ML.empty [1 .. n]
+  _ <- evaluate (ML.size m)
+  void (newStablePtr m)
+
 main :: IO ()
 main = withGhcDebug $ do
   args <- getArgs
@@ -186,6 +201,7 @@ main = withGhcDebug $ do
   foreigns <- mapM (\i -> foreignBS ("foreign-" ++ show i)) [0 .. option "--foreign" args - 1]
   let lazyLines = map (\i -> "line-" ++ show i) [0 .. option "--lazy-lines" args - 1]
   _ <- newStablePtr (slices, textSlices, mallocs, foreigns, lazyLines)
+  lazyMap (option "--lazy-map" args)
   performMajorGC
   -- after the GC: the thunks of lazyLines are updated in place, into
   -- BLACKHOLEs that no later GC short-cuts

@@ -11,8 +11,10 @@ ghc-debug stub, built and run by real GHCs in Debian chroots (the script
         p.stderr(); p.pid; p.ticks() # its stderr; pid; "tick" times with --tick MS
 
 VERSIONS names the GHCs (9.6: Debian trixie, 9.10: Debian sid), FLAVOURS
-the builds ("ipe": info-table provenance; "prof": profiled, with user eras
-on 9.10). The stub's folder comes from HEAPSCOPE_GHC_DEBUG_STUB. A program
+the builds ("ipe": info-table provenance; "ipe-O": the same optimised, so
+that library code such as Data.Map's insertWith is specialised into Main and
+its closures get IPE entries without a source position; "prof": profiled,
+with user eras on 9.10). The stub's folder comes from HEAPSCOPE_GHC_DEBUG_STUB. A program
 is built once per GHC, flavour and content of its sources and flags, and
 kept in the chroot (/var/cache/heapscope-tier/KEY/tier), so every build dir
 and test file reuses it. Started programs are quiescent after "ready" (see
@@ -44,14 +46,16 @@ VERSIONS = {"9.6": ("trixie", "9.6.6"), "9.10": ("sid", "9.10.3")}
 def flavour_flags(version, flavour):
     if flavour == "ipe":
         return ["-finfo-table-map", "-fdistinct-constructor-tables"]
+    if flavour == "ipe-O":
+        return ["-finfo-table-map", "-fdistinct-constructor-tables", "-O"]
     if flavour == "prof":
         if version == "9.6":  # no eras before GHC 9.10
             return ["-prof"]
         return ["-prof", "-optcxx-DPROFILING", "-optcxx-DGHC_SUPPORTS_ERAS", "-DTIER_ERAS"]
-    raise ValueError("no flavour %r (ipe or prof)" % flavour)
+    raise ValueError("no flavour %r (ipe, ipe-O or prof)" % flavour)
 
 
-FLAVOURS = ("ipe", "prof")
+FLAVOURS = ("ipe", "ipe-O", "prof")
 # what every build gets: the stub's C++ server for the threaded RTS, and no
 # idle GC (+RTS -I0) so that the heap stays where it is between commands
 BASE_FLAGS = ["-v0", "-threaded", "-rtsopts", "-with-rtsopts=-I0",

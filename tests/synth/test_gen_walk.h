@@ -398,7 +398,10 @@ static inline void tw_key(const tw *t, uint64_t a, char *out, size_t len) {
         snprintf(mod + ml, sizeof mod - ml, "%s%.*s", ml ? "." : "", (int)(dot - rest), rest);
         rest = dot + 1;
     }
-    if (!colon || colon == d || !*mod || !*rest)
+    bool srt = strncmp(d, "SRT_", 4) == 0 && d[4] && strspn(d + 4, "0123456789") == strlen(d + 4);
+    if (srt) /* the RTS's static reference tables, as heapscope names them */
+        snprintf(out, len, "%s (static reference table)", d);
+    else if (!colon || colon == d || !*mod || !*rest)
         snprintf(out, len, "::%s", d);
     else
         snprintf(out, len, "%.*s:%s:%s", (int)(colon - d), d, mod, rest);

@@ -138,14 +138,17 @@ class HostileWire(TuiCase):
                 d.stop()
 
     def test_a_stall_while_exploring_is_one_line_and_the_explorer_reconnects(self):
-        """Paused: the details pane asks SOURCE_INFO of each selected closure,
-        and each answer stalls half-way. The pane says why; the next move
+        """Paused: the details pane asks SOURCE_INFO of each selected closure
+        (and the rows of thunks and functions of their tables, for their
+        names), and each answer stalls half-way. The pane says why (the
+        first stall, quoted when a row's name met it first); the next move
         connects again and the tree goes on answering keys."""
         d = self.debuggee(args=("--closures", "3000", "--seed", "3",
                                 "--hostile", "stall@SOURCE_INFO"))
         t = self.paused(d, "--no-cache", "--timeout", "1000", width=160)
-        s = t.wait_regex(r"Source +SOURCE_INFO: the answer stopped after", timeout=30,
-                         what="the details pane's line")
+        s = t.wait_regex(r"Source +SOURCE_INFO: ", timeout=30, what="the details pane's line")
+        pane = " ".join(" ".join(line.rsplit("\u2502", 1)[-1] for line in s.lines).split())
+        self.assertRegex(pane, r"SOURCE_INFO: the answer stopped after", s.dump())
         t.keys("Down")
         t.wait_change(s, timeout=30, what="the next row selected")
         t.wait_regex(r"SOURCE_INFO: the answer stopped after", timeout=30,

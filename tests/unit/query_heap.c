@@ -15,7 +15,7 @@
 
 typedef struct ipe_entry {
     uint64_t info;
-    const char *name, *position;
+    const char *name, *position, *label, *module;
 } ipe_entry;
 
 typedef struct ccs_entry {
@@ -184,7 +184,13 @@ void qh_saved(qh *q, uint64_t addr) {
 
 void qh_ipe(qh *q, uint64_t info, const char *name, const char *position) {
     cr_assert_lt(q->n_ipes, MAX_ITEMS);
-    q->ipes[q->n_ipes++] = (ipe_entry){info, name, position};
+    q->ipes[q->n_ipes++] = (ipe_entry){info, name, position, "", "Main"};
+}
+
+void qh_ipe_full(qh *q, uint64_t info, const char *name, const char *label, const char *module,
+                 const char *position) {
+    cr_assert_lt(q->n_ipes, MAX_ITEMS);
+    q->ipes[q->n_ipes++] = (ipe_entry){info, name, position, label, module};
 }
 
 static ccs_entry *find_ccs(qh *q, uint64_t addr) {
@@ -316,7 +322,8 @@ static hs_status op_source_info(void *s, uint64_t info, wire_source_info *o, hs_
             continue;
         *o = (wire_source_info){.found = true, .name = dup(q->ipes[i].name),
                                 .closure_type_text = dup("1"), .closure_type = 1,
-                                .type = dup(""), .label = dup(""), .module = dup("Main"),
+                                .type = dup(""), .label = dup(q->ipes[i].label),
+                                .module = dup(q->ipes[i].module),
                                 .position = dup(q->ipes[i].position)};
         break;
     }

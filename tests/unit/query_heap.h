@@ -50,6 +50,9 @@ void qh_root(qh *q, uint64_t addr);
 void qh_saved(qh *q, uint64_t addr);
 /* SOURCE_INFO answer for an info pointer. */
 void qh_ipe(qh *q, uint64_t info, const char *name, const char *position);
+/* The same with a label and module of its own (qh_ipe: "" and "Main"). */
+void qh_ipe_full(qh *q, uint64_t info, const char *name, const char *label, const char *module,
+                 const char *position);
 /* A cost-centre stack at ccs_addr whose cost centre has id cc_id, and an
  * index-table entry of parent's table pointing at it. */
 void qh_ccs(qh *q, uint64_t ccs_addr, int64_t cc_id);

@@ -120,6 +120,87 @@ Test(heap_label, thunk_and_function_forms) {
     cr_expect_str_eq(label_of(&t), "_thunk 0x4200105a50 null");
 }
 
+/* Where the info table has an IPE entry, its name (without "_info") stands
+ * for "_thunk" / "_fun"; the rest of the text keeps the reference's shape. */
+Test(heap_label, thunks_and_functions_named_by_ipe) {
+    heap_edge edges[2] = {{0x4c7e60, HEAP_EDGE_SRT, HEAP_EDGE_NO_FRAME, 0},
+                          {0x4200105a50, HEAP_EDGE_ARG, HEAP_EDGE_NO_FRAME, 0}};
+    uint64_t words[1] = {3};
+    wire_source_info sat = {.found = true, .name = "sat_s36E_info", .label = "main",
+                            .module = "Main", .position = "Tier.hs:12:5-20"};
+    heap_info ti = {.type = HS_THUNK_1_0, .ptrs = 1, .srt = 0x4c7e60, .ipe = &sat,
+                    .ipe_fetched = true};
+    heap_closure t = {.type = HS_THUNK_1_0, .info = &ti, .edges = edges, .n_edges = 2};
+    cr_expect_str_eq(label_of(&t), "sat_s36E{ 0x4c7e60 } 0x4200105a50");
+    wire_source_info go = {.found = true, .name = "Main.main_go", .module = "Main",
+                           .position = ":"};
+    heap_info fi = {.type = HS_FUN_1_1, .ptrs = 1, .nptrs = 1, .srt = 0x4c7e60, .ipe = &go,
+                    .ipe_fetched = true};
+    heap_closure f = {.type = HS_FUN_1_1, .info = &fi, .edges = edges, .n_edges = 2,
+                      .words = words, .n_words = 1};
+    cr_expect_str_eq(label_of(&f), "Main.main_go{ 0x4c7e60 }{0x4200105a50,3}");
+    wire_source_info nameless = {.found = true, .name = "", .module = "Main"};
+    heap_info ni = {.type = HS_THUNK, .ipe = &nameless, .ipe_fetched = true};
+    heap_closure n = {.type = HS_THUNK, .info = &ni};
+    cr_expect_str_eq(label_of(&n), "_thunk()", "no name: the reference's text");
+}
+
+/* The RTS's static reference tables are constructors SRT_<n> of no module. */
+Test(heap_label, static_reference_tables) {
+    heap_edge edges[2] = {{0x65f400, HEAP_EDGE_FIELD, HEAP_EDGE_NO_FRAME, 0},
+                          {0x65f480, HEAP_EDGE_FIELD, HEAP_EDGE_NO_FRAME, 1}};
+    heap_info si = con_info(HS_CONSTR_NOCAF, 2, 0, "", "", "SRT_2");
+    heap_closure s = {.type = HS_CONSTR_NOCAF, .info = &si, .edges = edges, .n_edges = 2};
+    cr_expect(heap_info_is_srt(&si));
+    cr_expect_str_eq(label_of(&s), "SRT_2 (static reference table) 0x65f400 0x65f480");
+    char key[64];
+    heap_census_key(&s, key, sizeof key);
+    cr_expect_str_eq(key, "SRT_2 (static reference table)");
+    heap_info user = con_info(HS_CONSTR_2_0, 2, 0, "main", "Main", "SRT_2");
+    cr_expect(!heap_info_is_srt(&user), "a constructor of a module is the program's own");
+    heap_info odd = con_info(HS_CONSTR_NOCAF, 0, 0, "", "", "SRT_x");
+    cr_expect(!heap_info_is_srt(&odd));
+    heap_info bare = con_info(HS_CONSTR_NOCAF, 0, 0, "", "", "SRT_");
+    cr_expect(!heap_info_is_srt(&bare));
+}
+
+Test(heap_label, locations_are_never_a_colon) {
+    char buf[128];
+    wire_source_info full = {.found = true, .name = "Leak_con_info", .label = "main",
+                             .module = "Main", .position = "Tier.hs:49:13-21"};
+    cr_expect(heap_ipe_location(&full, buf, sizeof buf));
+    cr_expect_str_eq(buf, "Tier.hs:49:13-21");
+    wire_source_info colon = {.found = true, .name = "sat_s1_info", .label = "insertWith",
+                              .module = "Data.Map.Internal", .position = ":"};
+    cr_expect(!heap_ipe_location(&colon, buf, sizeof buf));
+    cr_expect_str_eq(buf, "Data.Map.Internal (insertWith)");
+    wire_source_info span_only = {.found = true, .name = "sat_s2_info", .module = "M",
+                                  .position = ":12:5-20"};
+    cr_expect(!heap_ipe_location(&span_only, buf, sizeof buf));
+    cr_expect_str_eq(buf, "M (sat_s2)", "no label: the name");
+    wire_source_info empty = {.found = true, .position = ""};
+    cr_expect(!heap_ipe_location(&empty, buf, sizeof buf));
+    cr_expect_str_eq(buf, "");
+    cr_expect(!heap_ipe_location(NULL, buf, sizeof buf));
+    cr_expect_str_eq(buf, "");
+}
+
+Test(heap_label, era_advice_fits_the_program) {
+    char buf[128];
+    wire_version v = {.major = 910, .prof_mode = WIRE_PROF_NONE};
+    heap_era_advice(&v, buf, sizeof buf);
+    cr_expect_str_eq(buf, "build the program with -prof and run it with +RTS -he");
+    v.prof_mode = WIRE_PROF_PLAIN;
+    heap_era_advice(&v, buf, sizeof buf);
+    cr_expect_str_eq(buf, "run the program with +RTS -he");
+    v.prof_mode = WIRE_PROF_ERA;
+    heap_era_advice(&v, buf, sizeof buf);
+    cr_expect_str_eq(buf, "");
+    v = (wire_version){.major = 906, .prof_mode = WIRE_PROF_NONE};
+    heap_era_advice(&v, buf, sizeof buf);
+    cr_expect_str_eq(buf, "GHC 9.6 has none: it came with GHC 9.10");
+}
+
 Test(heap_label, buffer_limits) {
     heap_info i = con_info(HS_CONSTR_0_1, 0, 1, "ghc-prim", "GHC.Types", "I#");
     uint64_t words[1] = {123456};

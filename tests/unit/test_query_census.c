@@ -207,13 +207,100 @@ Test(query_census, a_thunk_named_by_ipe_without_a_position) {
     world_open(&w);
     query_census c = census_of(&w, QUERY_CENSUS_BY_THUNK, -1, NULL);
     char key[96];
-    snprintf(key, sizeof key, "<info 0x%" PRIx64 "> sat_c_info", w.bare_info);
+    snprintf(key, sizeof key, "Main (sat_c)"); /* no file: module and name instead */
     expect_row(c.rows, c.n_rows, key, 1, w.H + 16, w.H + 16);
     query_census_free(&c);
     char text[128];
     snprintf(text, sizeof text, "thunk=%s", key);
     cr_expect_eq(bucket_matches(&w, text, false), 1);
     world_free(&w);
+}
+
+/* The stub sends ":" for an entry with neither file nor span (a thunk the
+ * compiler made): never a location, and never one bucket for all of them. */
+Test(query_census, an_entry_without_file_is_located_by_module_and_label) {
+    world w;
+    world_make(&w, WIRE_PROF_NONE);
+    qh_ipe_full(w.q, w.bare_info, "sat_s1_info", "insertWith", "Data.Map.Internal", ":");
+    world_open(&w);
+    query_census c = census_of(&w, QUERY_CENSUS_BY_THUNK, -1, NULL);
+    expect_row(c.rows, c.n_rows, "Data.Map.Internal (insertWith)", 1, w.H + 16, w.H + 16);
+    for (size_t i = 0; i < c.n_rows; i++)
+        cr_expect_str_neq(c.rows[i].key, ":");
+    query_census_free(&c);
+    c = census_of(&w, QUERY_CENSUS_BY_SOURCE, -1, NULL);
+    cr_expect(row(c.rows, c.n_rows, "Data.Map.Internal (insertWith)"));
+    cr_expect(row(c.rows, c.n_rows, "A.hs:1:1-5"));
+    cr_expect(row(c.rows, c.n_rows, "<no location>"), "closures without an IPE entry");
+    cr_expect(!row(c.rows, c.n_rows, ":"));
+    query_census_free(&c);
+    cr_expect_eq(bucket_matches(&w, "source=Data.Map.Internal (insertWith)", false), 1);
+    world_free(&w);
+}
+
+Test(query_census, display_names_of_info_tables) {
+    world w;
+    world_make(&w, WIRE_PROF_NONE);
+    world_open(&w);
+    struct {
+        uint64_t addr;
+        const char *want;
+    } cases[] = {{w.leak[0], "main:Main:Leak"}, {w.thunk_a[0], "sat_a"}, {w.thunk_bare, NULL}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        heap_closure c = {0};
+        hs_error err = {0};
+        cr_assert_eq(heap_decode(w.h, cases[i].addr, &c, &err), HS_OK, "%s", err.message);
+        char name[128], bare[64];
+        cr_assert_eq(heap_info_display_name(w.h, c.info, name, sizeof name, &err), HS_OK);
+        snprintf(bare, sizeof bare, "<info 0x%" PRIx64 ">", w.bare_info);
+        cr_expect_str_eq(name, cases[i].want ? cases[i].want : bare);
+        heap_closure_free(&c);
+    }
+    world_free(&w);
+}
+
+/* Advice to build with -finfo-table-map only for a program without any IPE:
+ * in one that has some, a closure without a location is the RTS's or a
+ * library's. The answer comes from the closures reachable, not only from
+ * the tables looked at so far (none here). */
+Test(query_census, location_advice_for_the_whole_program) {
+    for (int with_ipe = 0; with_ipe < 2; with_ipe++) {
+        qh *q = qh_new(WIRE_PROF_NONE);
+        uint64_t info = qh_new_info(q, HS_THUNK_0_1, 0, 1);
+        uint64_t t = qh_with_info(q, info, 0, NULL, 1);
+        uint64_t leak = qh_con(q, "main:Main.Leak", 0, NULL, 1), both[2] = {leak, t};
+        if (with_ipe)
+            qh_ipe(q, info, "sat_t_info", "T.hs:1:1-3");
+        qh_root(q, qh_con(q, "main:Main.Box", 2, both, 0));
+        heap *h = qh_open(q);
+        heap_ipe_presence p;
+        hs_error err = {0};
+        cr_assert_eq(heap_program_ipe(h, &p, &err), HS_OK, "%s", err.message);
+        cr_expect_eq(p, with_ipe ? HEAP_IPE_SOME : HEAP_IPE_NONE);
+        char advice[160];
+        cr_assert_eq(heap_location_advice(h, advice, sizeof advice, &err), HS_OK);
+        cr_expect_str_eq(advice, with_ipe ? "this info table (of the RTS or a library) was built "
+                                            "without -finfo-table-map"
+                                          : "build the program with -finfo-table-map");
+        qh_free(q);
+    }
+}
+
+/* Before GHC 9.2 there is no IPE to ask for, nor advice to build with it. */
+Test(query_census, location_advice_for_a_ghc_without_provenance) {
+    qh *q = qh_new(WIRE_PROF_NONE);
+    qh_ghc(q, 900);
+    qh_root(q, qh_con(q, "main:Main.Leak", 0, NULL, 1));
+    heap *h = qh_open(q);
+    heap_ipe_presence p;
+    hs_error err = {0};
+    cr_assert_eq(heap_program_ipe(h, &p, &err), HS_OK, "%s", err.message);
+    cr_expect_eq(p, HEAP_IPE_NONE);
+    cr_expect_eq(qh_source_info_requests(q), 0, "nothing asked");
+    char advice[160];
+    cr_assert_eq(heap_location_advice(h, advice, sizeof advice, &err), HS_OK);
+    cr_expect_str_eq(advice, "GHC 9.0 has no info-table provenance (it came with GHC 9.2)");
+    qh_free(q);
 }
 
 Test(query_census, filters_choose_what_is_counted) {

@@ -218,8 +218,10 @@ Test(leaks, refused_without_era_profiling) {
     heap *h = qh_open(q);
     hs_error err = {0};
     cr_assert_eq(query_leaks_usable(h, &err), HS_ERR_USAGE);
-    cr_expect(strstr(err.message, "needs a debuggee with era profiling (+RTS -he)"), "%s",
-              err.message);
+    cr_expect(strstr(err.message, "needs a debuggee with era profiling; this one has profiling "
+                                  "mode 'none' (build the program with -prof and run it with "
+                                  "+RTS -he)"),
+              "%s", err.message);
     cr_expect(strstr(err.message, "profiling mode 'none'"), "%s", err.message);
     cr_expect(!strstr(err.message, "GHC"), "%s", err.message); /* 9.10 has -he */
     query_leaks l;
