@@ -485,6 +485,8 @@ void heap_position_split(const char *position, char *file, size_t file_cap, char
  * no module (the RTS describes its SRT closures so; ghc-debug's census
  * shows them as "::SRT_2"). */
 bool heap_info_is_srt(const heap_info *info);
+/* The same test on a constructor description's three parts. */
+bool heap_con_is_srt(const char *package, const char *module, const char *name);
 /* Where an IPE entry says its info table comes from, never ":" (an entry of
  * a compiler-made closure may have an empty file and span): its position
  * "Tier.hs:49:13-21" when it has a file, else "Data.Map.Internal

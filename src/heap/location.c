@@ -58,15 +58,19 @@ void heap_position_split(const char *position, char *file, size_t file_cap, char
 
 static bool nonempty(const char *s) { return s && *s; }
 
-bool heap_info_is_srt(const heap_info *info) {
-    const char *n = info->con_name;
-    if (!hs_closure_type_is_constructor(info->type) || !n || strncmp(n, "SRT_", 4) != 0 ||
-        nonempty(info->con_package) || nonempty(info->con_module))
+bool heap_con_is_srt(const char *package, const char *module, const char *name) {
+    if (!name || strncmp(name, "SRT_", 4) != 0 || nonempty(package) || nonempty(module))
         return false;
-    for (n += 4; *n; n++)
+    const char *n = name + 4;
+    for (; *n; n++)
         if (*n < '0' || *n > '9')
             return false;
-    return n > info->con_name + 4;
+    return n > name + 4;
+}
+
+bool heap_info_is_srt(const heap_info *info) {
+    return hs_closure_type_is_constructor(info->type) &&
+           heap_con_is_srt(info->con_package, info->con_module, info->con_name);
 }
 
 static void short_name(const wire_source_info *ipe, char *buf, size_t cap) {

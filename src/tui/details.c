@@ -130,7 +130,10 @@ static void closure_items(tui_app *app, items *s, const tui_node *n) {
     }
     ADD(s, "Info pointer", TUI_ROLE_ADDRESS, "0x%" PRIx64, d.info_ptr);
     ADD(s, "Closure type", TUI_ROLE_TYPE, "%s", hs_closure_type_name(d.type));
-    if (d.con_name)
+    if (d.con_name && heap_con_is_srt(d.con_package, d.con_module, d.con_name))
+        ADD(s, "Constructor", TUI_ROLE_DETAILS, "%s  (a static reference table of GHC's code)",
+            d.con_name);
+    else if (d.con_name)
         ADD(s, "Constructor", TUI_ROLE_DETAILS, "%s  (package %s, module %s)", d.con_name,
             d.con_package ? d.con_package : "?", d.con_module ? d.con_module : "?");
     item *sz = add(s, "Size", TUI_ROLE_DETAILS);

@@ -162,6 +162,10 @@ Test(heap_label, static_reference_tables) {
     cr_expect(!heap_info_is_srt(&odd));
     heap_info bare = con_info(HS_CONSTR_NOCAF, 0, 0, "", "", "SRT_");
     cr_expect(!heap_info_is_srt(&bare));
+    /* the same test on a description's parts (the explorer's details pane) */
+    cr_expect(heap_con_is_srt(NULL, "", "SRT_3"));
+    cr_expect(!heap_con_is_srt("main", "Main", "SRT_3"));
+    cr_expect(!heap_con_is_srt("", "", NULL));
 }
 
 Test(heap_label, locations_are_never_a_colon) {
