@@ -173,43 +173,48 @@ static hs_status probe_cached(heap *h, size_t *asked, bool *found, hs_error *err
  * spent (*complete false). Unreadable closures are passed over. */
 #define IPE_WALK_MAX 200000
 
+/* The walk's queue of addresses still to decode, each queued once. */
+typedef struct ipe_queue {
+    uint64_t *items;
+    size_t head, n, cap;
+    u64map seen;
+} ipe_queue;
+
+static hs_status enqueue(ipe_queue *q, uint64_t addr, hs_error *err) {
+    uint64_t a = wire_untag(addr);
+    if (!a || u64map_find(&q->seen, a))
+        return HS_OK;
+    if (q->n == q->cap) {
+        size_t ncap = q->cap ? 2 * q->cap : 1024;
+        uint64_t *items = realloc(q->items, ncap * sizeof *items);
+        if (!items)
+            return hs_fail(err, HS_ERR_NOMEM, "out of memory");
+        q->items = items;
+        q->cap = ncap;
+    }
+    if (!u64map_put(&q->seen, a, 1))
+        return hs_fail(err, HS_ERR_NOMEM, "out of memory");
+    q->items[q->n++] = a;
+    return HS_OK;
+}
+
 static hs_status walk(heap *h, size_t *asked, bool *found, bool *complete, hs_error *err) {
     const wire_ptr_list *starts[2] = {&h->roots, &h->saved};
-    uint64_t *queue = NULL;
-    size_t head = 0, n = 0, cap = 0;
-    u64map seen = {0};
+    ipe_queue q = {0};
     hs_status st = HS_OK;
     *complete = false;
     for (int k = 0; k < 2 && st == HS_OK; k++)
-        for (size_t i = 0; i < starts[k]->count && st == HS_OK; i++) {
-            uint64_t a = wire_untag(starts[k]->items[i]);
-            if (!a || u64map_find(&seen, a))
-                continue;
-            if (n == cap) {
-                size_t ncap = cap ? 2 * cap : 1024;
-                uint64_t *q = realloc(queue, ncap * sizeof *q);
-                if (!q) {
-                    st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
-                    break;
-                }
-                queue = q;
-                cap = ncap;
-            }
-            if (!u64map_put(&seen, a, 1)) {
-                st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
-                break;
-            }
-            queue[n++] = a;
-        }
+        for (size_t i = 0; i < starts[k]->count && st == HS_OK; i++)
+            st = enqueue(&q, starts[k]->items[i], err);
     bool budget = true;
-    while (st == HS_OK && !*found && budget && head < n) {
-        if (head == IPE_WALK_MAX) {
+    while (st == HS_OK && !*found && budget && q.head < q.n) {
+        if (q.head == IPE_WALK_MAX) {
             budget = false;
             break;
         }
         heap_closure c = {0};
         hs_error skip = {0};
-        if (heap_decode(h, queue[head++], &c, &skip) != HS_OK) {
+        if (heap_decode(h, q.items[q.head++], &c, &skip) != HS_OK) {
             heap_closure_free(&c);
             continue;
         }
@@ -218,30 +223,13 @@ static hs_status walk(heap *h, size_t *asked, bool *found, bool *complete, hs_er
         for (size_t f = 0; f < c.n_frames && budget && st == HS_OK && !*found; f++)
             if (c.frames[f].info)
                 budget = probe(h, c.frames[f].info, asked, found, &st, err);
-        for (size_t e = 0; e < c.n_edges && st == HS_OK; e++) {
-            uint64_t a = wire_untag(c.edges[e].addr);
-            if (!a || u64map_find(&seen, a))
-                continue;
-            if (n == cap) {
-                size_t ncap = 2 * cap;
-                uint64_t *q = realloc(queue, ncap * sizeof *q);
-                if (!q) {
-                    st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
-                    break;
-                }
-                queue = q;
-                cap = ncap;
-            }
-            if (!u64map_put(&seen, a, 1))
-                st = hs_fail(err, HS_ERR_NOMEM, "out of memory");
-            else
-                queue[n++] = a;
-        }
+        for (size_t e = 0; e < c.n_edges && st == HS_OK; e++)
+            st = enqueue(&q, c.edges[e].addr, err);
         heap_closure_free(&c);
     }
-    *complete = st == HS_OK && budget && head == n;
-    free(queue);
-    u64map_free(&seen);
+    *complete = st == HS_OK && budget && q.head == q.n;
+    free(q.items);
+    u64map_free(&q.seen);
     return st;
 }
 

@@ -346,6 +346,16 @@ class Program:
         self.stop()
 
 
+def line_of(text):
+    """The number of the line of Tier.hs that starts with `text` (to check a
+    source location without writing its line number into a test)."""
+    with open(SOURCE) as f:
+        for n, line in enumerate(f, 1):
+            if line.startswith(text):
+                return n
+    raise AssertionError("no line %r in Tier.hs" % text)
+
+
 def start(version, flavour, *args, rts=()):
     """Starts Tier.hs built by GHC `version` ("9.6", "9.10") in `flavour`
     ("ipe", "prof") with its switches (--list N, --mb M, --tick MS: see

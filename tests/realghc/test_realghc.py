@@ -27,13 +27,7 @@ MIB = 1024 * 1024
 CACHE = tempfile.TemporaryDirectory(prefix="heapscope-realghc-cache-")
 
 
-def line_of(text):
-    """The line of Tier.hs that starts with `text` (a source location)."""
-    with open(realghc.SOURCE) as f:
-        for n, line in enumerate(f, 1):
-            if line.startswith(text):
-                return n
-    raise AssertionError("no line %r in Tier.hs" % text)
+line_of = realghc.line_of
 
 
 class Tier:

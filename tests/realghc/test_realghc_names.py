@@ -41,13 +41,7 @@ BUILD_ADVICE = "build the program with -finfo-table-map"
 NOT_BUILT = "this info table (of the RTS or a library) was built without -finfo-table-map"
 
 
-def line_of(text):
-    """The line of Tier.hs that starts with `text`."""
-    with open(realghc.SOURCE) as f:
-        for n, line in enumerate(f, 1):
-            if line.startswith(text):
-                return n
-    raise AssertionError("no line %r in Tier.hs" % text)
+line_of = realghc.line_of
 
 
 def short(name):

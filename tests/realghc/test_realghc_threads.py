@@ -24,13 +24,7 @@ CACHE = tempfile.TemporaryDirectory(prefix="heapscope-realghc-cache-")
 WORKERS = ["tier-worker-%d" % i for i in (1, 2, 3)]
 
 
-def line_of(text):
-    """The number of the line of Tier.hs that starts with `text`."""
-    with open(realghc.SOURCE) as f:
-        for n, line in enumerate(f, 1):
-            if line.startswith(text):
-                return n
-    raise AssertionError("no line %r in Tier.hs" % text)
+line_of = realghc.line_of
 
 
 class Threads(unittest.TestCase):
