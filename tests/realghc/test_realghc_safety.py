@@ -166,6 +166,9 @@ class Interrupted(Program, unittest.TestCase):
                 with self.subTest(signal=sig.name, after=delay):
                     p = start(["census", self.program.socket, "--no-cache"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                    # the delay counts from its connection: before it (and its
+                    # handlers) a slow start (ASan, load) would die of the signal
+                    wait_for_a_socket(p)
                     time.sleep(delay)
                     p.send_signal(sig)
                     _, err = p.communicate(timeout=realghc.timeout(60))
@@ -174,6 +177,20 @@ class Interrupted(Program, unittest.TestCase):
                     self.assertNotIn("may be left paused", err)
                     self.assertAnswers("%s after %.2f s" % (sig.name, delay))
                     self.assertRuns("after %s" % sig.name)
+
+
+def wait_for_a_socket(p):
+    """Until process p holds a socket (it installs its signal handlers
+    before it opens one) or has ended."""
+    deadline = time.monotonic() + realghc.timeout(30)
+    while p.poll() is None and time.monotonic() < deadline:
+        try:
+            fds = os.listdir("/proc/%d/fd" % p.pid)
+            if any(os.readlink("/proc/%d/fd/%s" % (p.pid, fd)).startswith("socket:") for fd in fds):
+                return
+        except OSError:  # it ended, or an fd closed while we looked
+            pass
+        time.sleep(0.005)
 
 
 def unread_bytes(fd):
