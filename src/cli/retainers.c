@@ -18,6 +18,8 @@ static const char *what(const query_step *s) {
     return hs_closure_type_name(s->type);
 }
 
+#define EDGE_COLUMN_MAX 32
+
 static void match_text(FILE *out, heap *h, const query_match *m, const query_dominators *dom) {
     const query_step *last = &m->steps[m->n_steps - 1];
     const char *start = m->from_saved_object ? "saved object" : "GC root";
@@ -28,10 +30,15 @@ static void match_text(FILE *out, heap *h, const query_match *m, const query_dom
                 m->n_newer_retains_older, hs_plural(m->n_newer_retains_older, "edge", "edges"));
     cli_print_retained_text(out, dom, last->addr);
     fputc('\n', out);
+    /* edges align in a column, but a long one (a stack frame with its
+     * function and location) overflows its own row rather than pushing
+     * every closure of the path to the right */
     int width = (int)strlen(start);
-    for (size_t i = 1; i < m->n_steps; i++)
-        if ((int)strlen(m->steps[i].edge) > width)
-            width = (int)strlen(m->steps[i].edge);
+    for (size_t i = 1; i < m->n_steps; i++) {
+        int n = (int)strlen(m->steps[i].edge);
+        if (n > width && n <= EDGE_COLUMN_MAX)
+            width = n;
+    }
     for (size_t i = 0; i < m->n_steps; i++) {
         const query_step *s = &m->steps[i];
         fprintf(out, "  %-*s  ", width, i == 0 ? start : s->edge);
