@@ -98,14 +98,16 @@ void cli_flush_output(void) {
 static bool write_all(int fd, const char *buf, size_t n) {
     size_t done = 0;
     while (done < n) {
-        if (hs_interrupt_signal()) { /* the command ends: its output too, at once */
-            if (fd == STDOUT_FILENO && !output_errno)
+        if (fd == STDOUT_FILENO && hs_interrupt_signal()) {
+            /* the command ends: its output too, at once (its messages,
+             * such as the line that says so, still go out) */
+            if (!output_errno)
                 output_errno = EINTR;
             return false;
         }
         ssize_t w = write(fd, buf + done, n - done);
-        if (w < 0 && errno == EINTR && !hs_interrupt_signal())
-            continue; /* a signal that does not end heapscope */
+        if (w < 0 && errno == EINTR && (fd != STDOUT_FILENO || !hs_interrupt_signal()))
+            continue; /* a signal that does not end heapscope, or a message */
         if (w <= 0) {
             if (fd == STDOUT_FILENO && !output_errno)
                 output_errno = w < 0 ? errno : EIO;
