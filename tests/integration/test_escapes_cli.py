@@ -44,6 +44,8 @@ def rewrite(path):
             sets = ", ".join(f"{c} = hostile({c})" for c in cols)
             db.execute(f"UPDATE {table} SET {sets}")
         db.execute("UPDATE meta SET value = hostile(value) WHERE key IN ('program', 'target')")
+        # and a C1 control as a raw byte, which is no UTF-8
+        db.execute("UPDATE source_infos SET position = position || CAST(X'9B' AS TEXT)")
 
 
 def run(*args, env=None):
@@ -104,6 +106,7 @@ class Escapes(unittest.TestCase):
         r, _ = self.text_and_json("census", self.file, "--by", "source")
         out = r.stdout.decode()
         self.assertIn("\\e]0;pwned\\x07\\e[2J\\r\\u0085\\u009b", out)
+        self.assertIn("\\x9b", out)
 
     def test_every_command(self):
         _, roots = self.text_and_json("roots", self.file)
