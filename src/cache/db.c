@@ -157,21 +157,23 @@ static hs_status check_dir(const char *path, hs_error *err) {
 }
 
 /* Creates cache.db private (0600) before SQLite opens it, and checks an
- * existing one without following a symlink. */
+ * existing one without following a symlink. An existing file is never
+ * opened here: closing a descriptor of it would drop the locks another
+ * connection of this process holds on it (POSIX locks are per process). */
 static hs_status check_db_file(const char *path, hs_error *err) {
-    int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0 && errno == ELOOP)
-        return hs_fail(err, HS_ERR_IO, "%s is a symlink: the cache database must be a real "
-                       "file", path);
-    if (fd < 0)
-        return hs_fail(err, HS_ERR_IO, "cannot open %s: %s", path, strerror(errno));
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+        close(fd);
+        return HS_OK;
+    }
+    if (errno != EEXIST)
+        return hs_fail(err, HS_ERR_IO, "cannot create %s: %s", path, strerror(errno));
     struct stat st;
-    hs_status s = fstat(fd, &st) == 0 ? check_private(path, &st, "database", err)
-                                      : hs_fail(err, HS_ERR_IO, "cannot use %s: %s", path,
-                                                strerror(errno));
+    if (lstat(path, &st) != 0)
+        return hs_fail(err, HS_ERR_IO, "cannot use %s: %s", path, strerror(errno));
+    hs_status s = check_private(path, &st, "database", err);
     if (s == HS_OK && !S_ISREG(st.st_mode))
         s = hs_fail(err, HS_ERR_IO, "%s is not a regular file", path);
-    close(fd);
     return s;
 }
 
