@@ -146,7 +146,7 @@ static hs_status check_private(const char *path, const struct stat *st, const ch
     return HS_OK;
 }
 
-static hs_status check_dir(const char *path, hs_error *err) {
+hs_status cache_check_dir(const char *path, hs_error *err) {
     struct stat st;
     if (lstat(path, &st) != 0)
         return hs_fail(err, HS_ERR_IO, "cannot use %s: %s", path, strerror(errno));
@@ -258,7 +258,7 @@ hs_status cache_open(const cache_options *opts, cache **out, hs_error *err) {
     if (st == HS_OK)
         st = make_dirs(c->dir, err);
     if (st == HS_OK)
-        st = check_dir(c->dir, err);
+        st = cache_check_dir(c->dir, err);
     if (st == HS_OK)
         st = put_path(c->db_path, sizeof c->db_path, err, c->dir, "/cache.db");
     if (st == HS_OK)

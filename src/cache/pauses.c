@@ -34,7 +34,7 @@ static hs_status pauses_dir(const cache *c, char *buf, size_t cap, hs_error *err
         return hs_fail(err, HS_ERR_TOO_LARGE, "cache directory path too long");
     if (mkdir(buf, 0700) != 0 && errno != EEXIST)
         return hs_fail(err, HS_ERR_IO, "cannot create %s: %s", buf, strerror(errno));
-    return HS_OK;
+    return cache_check_dir(buf, err); /* pause files are written by path */
 }
 
 static uint64_t file_size(const char *path) {
@@ -472,6 +472,12 @@ hs_status cache_clear(const cache_options *opts, hs_error *err) {
         return s;
     if (opts && opts->dir)
         snprintf(dir, sizeof dir, "%s", opts->dir);
+    struct stat dst;
+    if (lstat(dir, &dst) != 0 && errno == ENOENT)
+        return HS_OK; /* nothing to clear */
+    s = cache_check_dir(dir, err); /* never clear through a symlink or in another's */
+    if (s != HS_OK)
+        return s;
     /* only what heapscope made: the database and the recorded pauses */
     static const char *const db_files[] = {"cache.db", "cache.db-wal", "cache.db-shm"};
     for (size_t i = 0; i < sizeof db_files / sizeof *db_files; i++) {
@@ -480,6 +486,9 @@ hs_status cache_clear(const cache_options *opts, hs_error *err) {
             return hs_fail(err, HS_ERR_IO, "cannot remove %s: %s", path, strerror(errno));
     }
     snprintf(path, sizeof path, "%s/" PAUSES_DIR, dir);
+    hs_error ignored;
+    if (cache_check_dir(path, &ignored) != HS_OK)
+        return HS_OK; /* absent, or not ours to empty: the database is gone anyway */
     DIR *d = opendir(path);
     if (!d)
         return HS_OK;

@@ -109,6 +109,34 @@ class Trust(CacheCase):
         self.refused("is a symlink")
         self.assertEqual(os.listdir(elsewhere), [])
 
+    def test_symlinked_pauses_folder_is_never_written_nor_cleared(self):
+        self.run_ok("cache", "list")
+        elsewhere = os.path.join(self.tmp, "elsewhere")
+        os.makedirs(elsewhere, mode=0o700)
+        kept = os.path.join(elsewhere, "mine.hsnap")
+        with open(kept, "w") as f:
+            f.write("mine")
+        os.symlink(elsewhere, self.pauses())
+        p = self.program("--closures", "3000")
+        r = self.heapscope("census", p.socket, "--top", "1", "--record")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("is a symlink", r.stderr)
+        self.assertEqual(os.listdir(elsewhere), ["mine.hsnap"])
+        self.run_ok("cache", "clear")
+        self.assertTrue(os.path.exists(kept), "cache clear followed the symlink")
+
+    def test_clear_refuses_a_symlinked_directory(self):
+        elsewhere = os.path.join(self.tmp, "elsewhere")
+        os.makedirs(elsewhere, mode=0o700)
+        with open(os.path.join(elsewhere, "cache.db"), "w") as f:
+            f.write("someone's")
+        os.makedirs(os.path.dirname(self.dir()))
+        os.symlink(elsewhere, self.dir())
+        r = self.heapscope("cache", "clear")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("is a symlink", r.stderr)
+        self.assertTrue(os.path.exists(os.path.join(elsewhere, "cache.db")))
+
     def test_writable_or_symlinked_database_is_refused(self):
         self.run_ok("cache", "list")
         os.chmod(self.db(), 0o666)
