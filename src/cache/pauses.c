@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,8 +26,9 @@
 
 #define PAUSES_DIR "pauses"
 #define PAUSE_SUFFIX ".hsnap"
-/* A temporary file of the store's atomic writer older than this belongs to
- * a heapscope that died while recording. */
+/* A temporary file of the store's atomic writer untouched for this long
+ * belongs to a heapscope that died while recording, whatever pid its name
+ * gives (one of a dead writer goes at once: writer_pid). */
 #define STALE_TMP_SECONDS 3600
 
 static hs_status pauses_dir(const cache *c, char *buf, size_t cap, hs_error *err) {
@@ -99,7 +101,7 @@ static long writer_pid(const char *name) {
         return 0;
     char *stop;
     long pid = strtol(p + 1, &stop, 10);
-    return stop != p + 1 && *stop == '-' && pid > 0 ? pid : 0;
+    return stop != p + 1 && *stop == '-' && pid > 0 && pid <= INT_MAX ? pid : 0;
 }
 
 /* Whether a process may still be writing: its pid is alive (ours counts:
@@ -333,7 +335,9 @@ static void scan_pauses(cache *c, const cache_pause_list *rows, bool remove, uin
             fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
             continue;
         long pid = writer_pid(e->d_name);
-        bool abandoned = pid ? !writer_alive(pid) : now - st.st_mtime > STALE_TMP_SECONDS;
+        /* a dead writer's file goes now; any untouched for an hour too (its
+         * writer's pid may have been reused; a live writer keeps it fresh) */
+        bool abandoned = (pid && !writer_alive(pid)) || now - st.st_mtime > STALE_TMP_SECONDS;
         bool named = false;
         for (size_t i = 0; !tmp && rows && i < rows->count && !named; i++) {
             const char *row_name = own_name(c, rows->items[i].file);
