@@ -152,6 +152,9 @@ hs_status cache_record(cache *c, heap *h, const store_meta *meta, const char *ex
 /* The recorded pauses, newest first (what the picker's Snapshots tab and
  * `heapscope cache list` show); a pause whose file is gone is left out. */
 hs_status cache_list_pauses(cache *c, cache_pause_list *out, hs_error *err);
+/* Rows whose file is not a file of this cache's pauses/ (a path elsewhere,
+ * a symlink): never opened nor deleted, listed to be said so. */
+hs_status cache_list_foreign(cache *c, cache_pause_list *out, hs_error *err);
 void cache_pause_list_free(cache_pause_list *l);
 /* Removes one recorded pause (row, then file). */
 hs_status cache_forget_pause(cache *c, int64_t id, hs_error *err);
@@ -176,12 +179,17 @@ typedef struct cache_usage {
     uint64_t max_bytes;   /* the size cap */
     uint64_t programs;    /* fingerprints with cached answers */
     uint64_t pauses;
+    uint64_t tmp_bytes;   /* unfinished recordings' temporary files */
+    uint64_t tmp_files;
 } cache_usage;
 hs_status cache_usage_get(cache *c, cache_usage *out, hs_error *err);
 /* Keeps the cache under its cap: the oldest pauses go first, then the
  * answers of the programs used longest ago; files no row names (a crash
  * mid-recording) and stale temporary files are removed. */
 hs_status cache_trim(cache *c, hs_error *err);
+/* Removes the files of pauses/ that no row names and the temporary files
+ * of recordings whose writer is dead (done by cache_open and cache_trim). */
+hs_status cache_remove_orphans(cache *c, hs_error *err);
 /* Removes the database and every recorded pause of the cache directory
  * (opts->dir, or the default), without opening it: also what replaces a
  * damaged or foreign cache.db. */

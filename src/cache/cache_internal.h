@@ -36,6 +36,9 @@ hs_status cache_begin(cache *c, hs_error *err);
 /* COMMIT when st is HS_OK, else ROLLBACK; returns the outcome. */
 hs_status cache_commit(cache *c, hs_status st, hs_error *err);
 int64_t cache_now(void);
+/* A directory of the cache: refused (an error saying why) when it is a
+ * symlink, not a directory, another user's or writable by group/others. */
+hs_status cache_check_dir(const char *path, hs_error *err);
 
 /* ---- the caching source's memory (source.c, maps.c) ---- */
 

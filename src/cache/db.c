@@ -2,6 +2,7 @@
  * several heapscope processes can share it (WAL, a busy timeout, schema
  * creation inside an IMMEDIATE transaction that re-checks the version). */
 #include <errno.h>
+#include <fcntl.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,10 +127,54 @@ static hs_status make_dirs(const char *path, hs_error *err) {
             *p = '/';
         }
     }
-    struct stat st;
-    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
-        return hs_fail(err, HS_ERR_IO, "%s is not a directory", path);
     return HS_OK;
+}
+
+/* A cache another user could write to, or a symlink to one, would let them
+ * choose what heapscope believes and which files it removes: refused. */
+static hs_status check_private(const char *path, const struct stat *st, const char *what,
+                               hs_error *err) {
+    if (S_ISLNK(st->st_mode))
+        return hs_fail(err, HS_ERR_IO, "%s is a symlink: the cache %s must be a real one",
+                       path, what);
+    if (st->st_uid != geteuid())
+        return hs_fail(err, HS_ERR_IO, "%s belongs to another user (uid %lu): not used as the "
+                       "cache %s", path, (unsigned long)st->st_uid, what);
+    if (st->st_mode & (S_IWGRP | S_IWOTH))
+        return hs_fail(err, HS_ERR_IO, "%s is writable by others (mode %03o): not used as the "
+                       "cache %s; chmod go-w it", path, (unsigned)(st->st_mode & 0777), what);
+    return HS_OK;
+}
+
+hs_status cache_check_dir(const char *path, hs_error *err) {
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return hs_fail(err, HS_ERR_IO, "cannot use %s: %s", path, strerror(errno));
+    hs_status s = check_private(path, &st, "directory", err);
+    if (s == HS_OK && !S_ISDIR(st.st_mode))
+        s = hs_fail(err, HS_ERR_IO, "%s is not a directory", path);
+    return s;
+}
+
+/* Creates cache.db private (0600) before SQLite opens it, and checks an
+ * existing one without following a symlink. An existing file is never
+ * opened here: closing a descriptor of it would drop the locks another
+ * connection of this process holds on it (POSIX locks are per process). */
+static hs_status check_db_file(const char *path, hs_error *err) {
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+        close(fd);
+        return HS_OK;
+    }
+    if (errno != EEXIST)
+        return hs_fail(err, HS_ERR_IO, "cannot create %s: %s", path, strerror(errno));
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return hs_fail(err, HS_ERR_IO, "cannot use %s: %s", path, strerror(errno));
+    hs_status s = check_private(path, &st, "database", err);
+    if (s == HS_OK && !S_ISREG(st.st_mode))
+        s = hs_fail(err, HS_ERR_IO, "%s is not a regular file", path);
+    return s;
 }
 
 static hs_status pragma_int(cache *c, const char *sql, int64_t *out, hs_error *err) {
@@ -166,11 +211,17 @@ static hs_status create_schema(cache *c, hs_error *err) {
 
 static hs_status check_and_set_up(cache *c, hs_error *err) {
     int64_t app = 0, version = 0, tables = 0;
-    hs_status st = pragma_int(c, "PRAGMA application_id", &app, err);
+    /* one read transaction: three separate reads could see the stamp before
+     * and the tables after another heapscope's creation, and call the
+     * fresh cache foreign */
+    hs_status st = cache_db_exec(c, "BEGIN", err, "reading the cache");
+    if (st == HS_OK)
+        st = pragma_int(c, "PRAGMA application_id", &app, err);
     if (st == HS_OK)
         st = pragma_int(c, "PRAGMA user_version", &version, err);
     if (st == HS_OK)
         st = pragma_int(c, "SELECT count(*) FROM sqlite_master", &tables, err);
+    sqlite3_exec(c->db, "COMMIT", NULL, NULL, NULL);
     if (st != HS_OK)
         return st;
     bool empty = app == 0 && version == 0 && tables == 0;
@@ -207,10 +258,14 @@ hs_status cache_open(const cache_options *opts, cache **out, hs_error *err) {
     if (st == HS_OK)
         st = make_dirs(c->dir, err);
     if (st == HS_OK)
+        st = cache_check_dir(c->dir, err);
+    if (st == HS_OK)
         st = put_path(c->db_path, sizeof c->db_path, err, c->dir, "/cache.db");
+    if (st == HS_OK)
+        st = check_db_file(c->db_path, err);
     if (st == HS_OK) {
         int rc = sqlite3_open_v2(c->db_path, &c->db,
-                                 SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+                                 SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL);
         if (rc != SQLITE_OK)
             st = cache_db_fail(c->db, rc, err, "opening the cache");
     }
@@ -218,6 +273,8 @@ hs_status cache_open(const cache_options *opts, cache **out, hs_error *err) {
         sqlite3_busy_timeout(c->db, busy_ms);
         st = check_and_set_up(c, err);
     }
+    if (st == HS_OK) /* what a heapscope killed mid-recording left */
+        st = cache_remove_orphans(c, err);
     if (st != HS_OK) {
         hs_fail_context(err, "cache %s", c->db_path[0] ? c->db_path : c->dir);
         cache_close(c);

@@ -9,7 +9,10 @@
  * so the index never names what is not there. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,8 +26,9 @@
 
 #define PAUSES_DIR "pauses"
 #define PAUSE_SUFFIX ".hsnap"
-/* A temporary file of the store's atomic writer older than this belongs to
- * a heapscope that died while recording. */
+/* A temporary file of the store's atomic writer untouched for this long
+ * belongs to a heapscope that died while recording, whatever pid its name
+ * gives (one of a dead writer goes at once: writer_pid). */
 #define STALE_TMP_SECONDS 3600
 
 static hs_status pauses_dir(const cache *c, char *buf, size_t cap, hs_error *err) {
@@ -32,12 +36,85 @@ static hs_status pauses_dir(const cache *c, char *buf, size_t cap, hs_error *err
         return hs_fail(err, HS_ERR_TOO_LARGE, "cache directory path too long");
     if (mkdir(buf, 0700) != 0 && errno != EEXIST)
         return hs_fail(err, HS_ERR_IO, "cannot create %s: %s", buf, strerror(errno));
-    return HS_OK;
+    return cache_check_dir(buf, err); /* pause files are written by path */
 }
 
 static uint64_t file_size(const char *path) {
     struct stat st;
     return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+}
+
+/* The name of a pause file inside pauses/ when `file` (a row's column:
+ * untrusted) is one: DIR/pauses/NAME or NAME, NAME a plain file name of
+ * ours (no '/', no leading '.', the pause suffix); else NULL. */
+static const char *own_name(const cache *c, const char *file) {
+    size_t dn = strlen(c->dir), pn = strlen(PAUSES_DIR);
+    const char *name = file;
+    if (strncmp(file, c->dir, dn) == 0 && file[dn] == '/' &&
+        strncmp(file + dn + 1, PAUSES_DIR, pn) == 0 && file[dn + 1 + pn] == '/')
+        name = file + dn + 1 + pn + 1;
+    size_t n = strlen(name), sn = strlen(PAUSE_SUFFIX);
+    if (n <= sn || name[0] == '.' || strchr(name, '/') ||
+        strcmp(name + n - sn, PAUSE_SUFFIX) != 0)
+        return NULL;
+    return name;
+}
+
+/* pauses/ opened without following a symlink; -1 when it cannot be. */
+static int open_pauses_dir(const cache *c) {
+    char dir[4200];
+    if ((size_t)snprintf(dir, sizeof dir, "%s/" PAUSES_DIR, c->dir) >= sizeof dir)
+        return -1;
+    return open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* What a row's file is: a regular file of pauses/ (its size in *bytes),
+ * one that is gone, or a path that is no file of this cache (never
+ * opened, never deleted). */
+typedef enum row_file { ROW_FILE_OURS, ROW_FILE_GONE, ROW_FILE_FOREIGN } row_file;
+
+static row_file classify(const cache *c, int dirfd, const char *file, uint64_t *bytes) {
+    const char *name = own_name(c, file);
+    if (!name)
+        return ROW_FILE_FOREIGN;
+    struct stat st;
+    if (dirfd < 0 || fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return ROW_FILE_GONE;
+    if (!S_ISREG(st.st_mode))
+        return ROW_FILE_FOREIGN; /* a symlink or a device put there: not ours */
+    if (bytes)
+        *bytes = (uint64_t)st.st_size;
+    return ROW_FILE_OURS;
+}
+
+/* The pid of the heapscope that wrote a pause file or is writing its
+ * temporary file (".NAME.XXXXXX.tmp"): NAME is TIME-PID-WRITER-COUNTER
+ * plus the pause suffix (see new_pause_path); 0 when the name says none. */
+static long writer_pid(const char *name) {
+    const char *end = strstr(name, PAUSE_SUFFIX);
+    const char *p = end;
+    int dashes = 0;
+    while (p && p > name && dashes < 2)
+        if (*--p == '-')
+            dashes++;
+    if (!p || dashes < 2)
+        return 0;
+    char *stop;
+    long pid = strtol(p + 1, &stop, 10);
+    return stop != p + 1 && *stop == '-' && pid > 0 && pid <= INT_MAX ? pid : 0;
+}
+
+/* Whether a process may still be writing: its pid is alive (ours counts:
+ * a recorder thread). Unknown writers are judged by age instead. */
+static bool writer_alive(long pid) {
+    if (pid == (long)getpid())
+        return true;
+    return kill((pid_t)pid, 0) == 0 || errno == EPERM;
+}
+
+static bool is_tmp_name(const char *name) {
+    size_t n = strlen(name);
+    return name[0] == '.' && n > 4 && strcmp(name + n - 4, ".tmp") == 0;
 }
 
 /* A name no other process picks: time, pid of the program, our pid, a
@@ -171,11 +248,31 @@ hs_status cache_list_pauses(cache *c, cache_pause_list *out, hs_error *err) {
     hs_status s = read_rows(c, false, out, err);
     if (s != HS_OK)
         return s;
-    size_t kept = 0; /* a file deleted behind our back is not listed */
+    /* a file deleted behind our back is not listed, nor a row naming a
+     * file that is not one of this cache's (cache_list_foreign) */
+    int dirfd = open_pauses_dir(c);
+    size_t kept = 0;
     for (size_t i = 0; i < out->count; i++)
-        if (access(out->items[i].file, R_OK) == 0)
+        if (classify(c, dirfd, out->items[i].file, NULL) == ROW_FILE_OURS)
             out->items[kept++] = out->items[i];
     out->count = kept;
+    if (dirfd >= 0)
+        close(dirfd);
+    return HS_OK;
+}
+
+hs_status cache_list_foreign(cache *c, cache_pause_list *out, hs_error *err) {
+    hs_status s = read_rows(c, false, out, err);
+    if (s != HS_OK)
+        return s;
+    int dirfd = open_pauses_dir(c);
+    size_t kept = 0;
+    for (size_t i = 0; i < out->count; i++)
+        if (classify(c, dirfd, out->items[i].file, NULL) == ROW_FILE_FOREIGN)
+            out->items[kept++] = out->items[i];
+    out->count = kept;
+    if (dirfd >= 0)
+        close(dirfd);
     return HS_OK;
 }
 
@@ -204,46 +301,70 @@ hs_status cache_forget_pause(cache *c, int64_t id, hs_error *err) {
     sqlite3_finalize(find);
     sqlite3_finalize(del);
     s = cache_commit(c, s, err);
-    if (s == HS_OK && file[0]) /* the row goes first: never a row without its file */
-        unlink(file);
+    /* the row goes first: never a row without its file; and only a file of
+     * pauses/ is removed, whatever the row says (unlinkat removes a
+     * symlink itself, never what it points to) */
+    const char *name = own_name(c, file);
+    int dirfd = name ? open_pauses_dir(c) : -1;
+    if (s == HS_OK && dirfd >= 0)
+        unlinkat(dirfd, name, 0);
+    if (dirfd >= 0)
+        close(dirfd);
     return s;
 }
 
 /* Files in pauses/ that no row names (a crash between the write and the
- * row), and old temporary files of the writer. */
-static void remove_orphans(cache *c, const cache_pause_list *rows) {
-    char dir[4096];
-    hs_error ignored;
-    if (pauses_dir(c, dir, sizeof dir, &ignored) != HS_OK)
+ * row), and temporary files of the writer, once their writer is dead (or,
+ * for a name without a pid, after an hour). *tmp_bytes and *tmp_files
+ * count the temporary files left (NULL: not counted). */
+static void scan_pauses(cache *c, const cache_pause_list *rows, bool remove, uint64_t *tmp_bytes,
+                        uint64_t *tmp_files) {
+    int dirfd = open_pauses_dir(c);
+    DIR *d = dirfd >= 0 ? fdopendir(dirfd) : NULL;
+    if (!d) {
+        if (dirfd >= 0)
+            close(dirfd);
         return;
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
+    }
     time_t now = time(NULL);
     struct dirent *e;
     while ((e = readdir(d))) {
-        char path[8192];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        size_t n = strlen(e->d_name);
-        bool tmp = e->d_name[0] == '.' && n > 4 && strcmp(e->d_name + n - 4, ".tmp") == 0;
-        bool ours = n > strlen(PAUSE_SUFFIX) &&
-                    strcmp(e->d_name + n - strlen(PAUSE_SUFFIX), PAUSE_SUFFIX) == 0;
+        bool tmp = is_tmp_name(e->d_name);
         struct stat st;
-        if ((!tmp && !ours) || lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        if ((!tmp && !own_name(c, e->d_name)) ||
+            fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
             continue;
-        if (tmp) {
-            if (now - st.st_mtime > STALE_TMP_SECONDS)
-                unlink(path);
-            continue;
-        }
+        long pid = writer_pid(e->d_name);
+        /* a dead writer's file goes now; any untouched for an hour too (its
+         * writer's pid may have been reused; a live writer keeps it fresh) */
+        bool abandoned = (pid && !writer_alive(pid)) || now - st.st_mtime > STALE_TMP_SECONDS;
         bool named = false;
-        for (size_t i = 0; i < rows->count && !named; i++)
-            named = strcmp(rows->items[i].file, path) == 0;
-        /* a file just written whose row is being added is young: leave it */
-        if (!named && now - st.st_mtime > STALE_TMP_SECONDS)
-            unlink(path);
+        for (size_t i = 0; !tmp && rows && i < rows->count && !named; i++) {
+            const char *row_name = own_name(c, rows->items[i].file);
+            named = row_name && strcmp(row_name, e->d_name) == 0;
+        }
+        /* a file just written whose row is being added has a live writer */
+        if (remove && !named && abandoned && unlinkat(dirfd, e->d_name, 0) == 0)
+            continue;
+        if (tmp && tmp_bytes)
+            *tmp_bytes += (uint64_t)st.st_size;
+        if (tmp && tmp_files)
+            (*tmp_files)++;
     }
     closedir(d);
+}
+
+static void remove_orphans(cache *c, const cache_pause_list *rows) {
+    scan_pauses(c, rows, true, NULL, NULL);
+}
+
+hs_status cache_remove_orphans(cache *c, hs_error *err) {
+    cache_pause_list rows;
+    hs_status s = read_rows(c, true, &rows, err);
+    if (s == HS_OK)
+        remove_orphans(c, &rows);
+    cache_pause_list_free(&rows);
+    return s;
 }
 
 hs_status cache_usage_get(cache *c, cache_usage *out, hs_error *err) {
@@ -255,10 +376,18 @@ hs_status cache_usage_get(cache *c, cache_usage *out, hs_error *err) {
     hs_status s = read_rows(c, false, &l, err);
     if (s != HS_OK)
         return s;
-    for (size_t i = 0; i < l.count; i++)
-        out->pause_bytes += l.items[i].file_bytes;
-    out->pauses = l.count;
+    int dirfd = open_pauses_dir(c);
+    for (size_t i = 0; i < l.count; i++) {
+        uint64_t bytes = 0; /* the file's real size: the row's is untrusted */
+        if (classify(c, dirfd, l.items[i].file, &bytes) != ROW_FILE_OURS)
+            continue;
+        out->pause_bytes += bytes;
+        out->pauses++;
+    }
+    if (dirfd >= 0)
+        close(dirfd);
     cache_pause_list_free(&l);
+    scan_pauses(c, NULL, false, &out->tmp_bytes, &out->tmp_files);
     sqlite3_stmt *st;
     s = cache_db_prepare(c, "SELECT count(*) FROM programs", &st, err);
     if (s == HS_OK && sqlite3_step(st) == SQLITE_ROW)
@@ -306,15 +435,24 @@ static hs_status trim_keeping(cache *c, int64_t keep, hs_error *err) {
     remove_orphans(c, &rows);
     cache_usage u;
     s = cache_usage_get(c, &u, err);
-    uint64_t total = u.db_bytes + u.pause_bytes;
+    uint64_t total = u.db_bytes + u.pause_bytes + u.tmp_bytes;
+    int dirfd = open_pauses_dir(c);
     for (size_t i = 0; s == HS_OK && i < rows.count; i++) {
-        bool gone = access(rows.items[i].file, F_OK) != 0;
+        uint64_t bytes = 0;
+        row_file f = classify(c, dirfd, rows.items[i].file, &bytes);
+        if (f == ROW_FILE_FOREIGN) { /* its row is dropped, the file left alone */
+            s = cache_forget_pause(c, rows.items[i].id, err);
+            continue;
+        }
+        bool gone = f == ROW_FILE_GONE;
         if (!gone && (total <= c->max_bytes || rows.items[i].id == keep))
             continue; /* oldest first: drop until under the cap */
         s = cache_forget_pause(c, rows.items[i].id, err);
         if (!gone)
-            total -= rows.items[i].file_bytes < total ? rows.items[i].file_bytes : total;
+            total -= bytes < total ? bytes : total;
     }
+    if (dirfd >= 0)
+        close(dirfd);
     cache_pause_list_free(&rows);
     /* still over with no pause left: the answers of programs not used lately */
     bool dropped = true;
@@ -338,6 +476,12 @@ hs_status cache_clear(const cache_options *opts, hs_error *err) {
         return s;
     if (opts && opts->dir)
         snprintf(dir, sizeof dir, "%s", opts->dir);
+    struct stat dst;
+    if (lstat(dir, &dst) != 0 && errno == ENOENT)
+        return HS_OK; /* nothing to clear */
+    s = cache_check_dir(dir, err); /* never clear through a symlink or in another's */
+    if (s != HS_OK)
+        return s;
     /* only what heapscope made: the database and the recorded pauses */
     static const char *const db_files[] = {"cache.db", "cache.db-wal", "cache.db-shm"};
     for (size_t i = 0; i < sizeof db_files / sizeof *db_files; i++) {
@@ -346,6 +490,9 @@ hs_status cache_clear(const cache_options *opts, hs_error *err) {
             return hs_fail(err, HS_ERR_IO, "cannot remove %s: %s", path, strerror(errno));
     }
     snprintf(path, sizeof path, "%s/" PAUSES_DIR, dir);
+    hs_error ignored;
+    if (cache_check_dir(path, &ignored) != HS_OK)
+        return HS_OK; /* absent, or not ours to empty: the database is gone anyway */
     DIR *d = opendir(path);
     if (!d)
         return HS_OK;

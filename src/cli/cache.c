@@ -10,12 +10,19 @@
 #include "heapscope/cli.h"
 #include "output.h"
 
-static void print_json(const cache *c, const cache_usage *u, const cache_pause_list *l) {
+static void print_json(const cache *c, const cache_usage *u, const cache_pause_list *l,
+                       const cache_pause_list *foreign) {
     printf("{\"dir\": ");
     cli_json_string(stdout, cache_dir(c));
     printf(", \"db_bytes\": %" PRIu64 ", \"pause_bytes\": %" PRIu64 ", \"max_bytes\": %" PRIu64
-           ", \"programs\": %" PRIu64 ", \"pauses\": [",
-           u->db_bytes, u->pause_bytes, u->max_bytes, u->programs);
+           ", \"programs\": %" PRIu64 ", \"tmp_bytes\": %" PRIu64 ", \"tmp_files\": %" PRIu64
+           ", \"foreign_files\": [",
+           u->db_bytes, u->pause_bytes, u->max_bytes, u->programs, u->tmp_bytes, u->tmp_files);
+    for (size_t i = 0; i < foreign->count; i++) {
+        printf("%s", i ? ", " : "");
+        cli_json_string(stdout, foreign->items[i].file);
+    }
+    printf("], \"pauses\": [");
     for (size_t i = 0; i < l->count; i++) {
         const cache_pause *p = &l->items[i];
         printf("%s\n  {\"file\": ", i ? "," : "");
@@ -33,12 +40,28 @@ static void print_json(const cache *c, const cache_usage *u, const cache_pause_l
     printf("%s]}\n", l->count ? "\n" : "");
 }
 
-static void print_text(const cache *c, const cache_usage *u, const cache_pause_list *l) {
+/* A time as local date and hour; one localtime cannot represent (a row's
+ * value is untrusted) is said so. */
+static void format_time(int64_t when, char *buf, size_t cap) {
+    time_t t = (time_t)when;
+    struct tm tm;
+    if ((int64_t)t != when || !localtime_r(&t, &tm) ||
+        strftime(buf, cap, "%Y-%m-%d %H:%M:%S", &tm) == 0)
+        snprintf(buf, cap, "(time out of range)");
+}
+
+static void print_text(const cache *c, const cache_usage *u, const cache_pause_list *l,
+                       const cache_pause_list *foreign) {
     printf("cache %s: %.1f MB of %.1f MB (%" PRIu64 " recorded %s; answers of %" PRIu64
            " %s, %.1f MB)\n",
            cache_dir(c), (double)(u->db_bytes + u->pause_bytes) / 1e6,
            (double)u->max_bytes / 1e6, u->pauses, hs_plural(u->pauses, "pause", "pauses"),
            u->programs, hs_plural(u->programs, "program", "programs"), (double)u->db_bytes / 1e6);
+    if (u->tmp_files)
+        printf("%" PRIu64 " unfinished %s being written: %.1f MB\n", u->tmp_files,
+               hs_plural(u->tmp_files, "recording", "recordings"), (double)u->tmp_bytes / 1e6);
+    for (size_t i = 0; i < foreign->count; i++)
+        printf("ignored: a row names %s, not a file of this cache\n", foreign->items[i].file);
     if (l->count == 0)
         return;
     printf("%-9s %-19s  %-20s %8s %12s %10s %10s  %s\n", "name", "paused at", "program", "pid",
@@ -46,9 +69,7 @@ static void print_text(const cache *c, const cache_usage *u, const cache_pause_l
     for (size_t i = 0; i < l->count; i++) {
         const cache_pause *p = &l->items[i];
         char when[32];
-        time_t t = (time_t)p->paused_at;
-        struct tm tm;
-        strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", localtime_r(&t, &tm));
+        format_time(p->paused_at, when, sizeof when);
         char name[32]; /* what diff takes for it */
         snprintf(name, sizeof name, "cache:%zu", i + 1);
         printf("%-9s %-19s  %-20.20s %8" PRId64 " %12" PRIu64 " %10.1f %10.1f  %s\n", name, when,
@@ -64,15 +85,18 @@ static int list(const cli_common *common) {
     if (cache_open(&o, &c, &err) != HS_OK)
         return cli_report(&err);
     cache_usage u;
-    cache_pause_list l = {0};
+    cache_pause_list l = {0}, foreign = {0};
     hs_status st = cache_usage_get(c, &u, &err);
     if (st == HS_OK)
         st = cache_list_pauses(c, &l, &err);
+    if (st == HS_OK)
+        st = cache_list_foreign(c, &foreign, &err);
     if (st == HS_OK && common->json)
-        print_json(c, &u, &l);
+        print_json(c, &u, &l, &foreign);
     else if (st == HS_OK)
-        print_text(c, &u, &l);
+        print_text(c, &u, &l, &foreign);
     cache_pause_list_free(&l);
+    cache_pause_list_free(&foreign);
     cache_close(c);
     return st == HS_OK ? 0 : cli_report(&err);
 }
