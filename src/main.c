@@ -90,6 +90,7 @@ int main(int argc, char **argv) {
     signal(SIGPIPE, SIG_IGN);
     signal(SIGXFSZ, SIG_IGN);
     cli_timing_start();
+    cli_messages_safe();
     cli_parsed p;
     cli_parse(argc, argv, &p);
     if (p.action != CLI_ACT_EXPLORER && p.action != CLI_ACT_DEMO)

@@ -175,9 +175,14 @@ int cli_output_status(int rc);
 /* True once writing standard output failed (ferror), the reason kept. */
 bool cli_output_failed(void);
 /* Makes stdout a stream that notes why its first write failed, when it
- * fails: a batch command calls it first (not the explorer: curses wants
- * the real stdout). */
+ * fails, and shows control characters and bytes that are not UTF-8 as
+ * visible escapes (src/cli/text_safe.h): a batch command calls it first
+ * (not the explorer: curses wants the real stdout). */
 void cli_output_note_errors(void);
+/* Makes stderr show control characters and bytes that are not UTF-8 as
+ * visible escapes: a message quoting a file's, a socket's or a closure's
+ * name cannot drive the terminal. main calls it first. */
+void cli_messages_safe(void);
 /* fflush(stdout), keeping why it failed for cli_output_status. */
 void cli_flush_output(void);
 /* The session options of a command: --timeout, --max-answer, waits that a

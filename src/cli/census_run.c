@@ -148,13 +148,13 @@ int cli_run_census(const char *target, const cli_common *common, query_census_sp
     query_dominators *dom = NULL;
     hs_status st = query_census_compute(s.heap, spec, &census, &err);
     if (tty)
-        fputs("\r\033[K", stderr);
+        fputs("\r\033[K", cli_status_line());
     if (st == HS_OK && retained) {
         st = cli_dominators_compute(s.heap, &dom, &err);
         if (st == HS_OK)
             st = query_census_retained(s.heap, dom, spec, &census, &err); /* counts again */
         if (tty)
-            fputs("\r\033[K", stderr);
+            fputs("\r\033[K", cli_status_line());
         if (st != HS_OK)
             query_census_free(&census);
     }

@@ -92,7 +92,7 @@ static hs_status count_side(heap *h, const query_census_spec *spec, diff_side *s
     hs_status st = query_census_and_eras(h, &s, &side->census, &side->eras, &side->eras_ok,
                                          side->why_no_eras, sizeof side->why_no_eras, err);
     if (isatty(STDERR_FILENO))
-        fputs("\r\033[K", stderr);
+        fputs("\r\033[K", cli_status_line());
     return st;
 }
 

@@ -27,7 +27,7 @@ bool cli_progress_show(void *ctx, uint64_t done) {
 
 void cli_progress_end(const cli_progress *p) {
     if (p->tty)
-        fputs("\r\033[K", stderr);
+        fputs("\r\033[K", cli_status_line());
 }
 
 hs_status cli_dominators_compute(heap *h, query_dominators **out, hs_error *err) {

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,22 +13,36 @@
 #include "heapscope/interrupt.h"
 #include "heapscope/plural.h"
 #include "heapscope/query.h"
+#include "text_safe.h"
 
+/* Control characters (C0, DEL, C1) as \u00XX escapes, so that the JSON
+ * shown on a terminal drives nothing and reads back as the same string; a
+ * byte that is not UTF-8 as U+FFFD (JSON text is UTF-8). */
 void cli_json_string(FILE *out, const char *s) {
     fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        switch (*p) {
+    const unsigned char *p = (const unsigned char *)s;
+    size_t n = strlen(s);
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        int len = cli_utf8_decode(p + i, n - i, &cp);
+        if (len <= 0) {
+            fputs("\\ufffd", out);
+            i++;
+            continue;
+        }
+        switch (cp) {
         case '"': fputs("\\\"", out); break;
         case '\\': fputs("\\\\", out); break;
         case '\n': fputs("\\n", out); break;
         case '\r': fputs("\\r", out); break;
         case '\t': fputs("\\t", out); break;
         default:
-            if (*p < 0x20)
-                fprintf(out, "\\u%04x", *p);
+            if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F))
+                fprintf(out, "\\u%04x", (unsigned)cp);
             else
-                fputc(*p, out); /* UTF-8 passes through; JSON allows it */
+                fwrite(p + i, 1, (size_t)len, out); /* UTF-8 passes through */
         }
+        i += (size_t)len;
     }
     fputc('"', out);
 }
@@ -78,29 +93,76 @@ void cli_flush_output(void) {
         output_errno = errno;
 }
 
-/* Writes of standard output, noting why the first one failed at once:
- * errno read later may be a socket's EAGAIN. A cookie stream's write
- * returns 0, never -1, on an error. */
-static ssize_t write_noting_errno(void *cookie, const char *buf, size_t n) {
-    (void)cookie;
+/* Writes all of buf to fd, noting why standard output failed; false once
+ * it failed or a quit signal came. */
+static bool write_all(int fd, const char *buf, size_t n) {
     size_t done = 0;
     while (done < n) {
-        if (hs_interrupt_signal()) { /* the command ends: its output too, at once */
+        if (fd == STDOUT_FILENO && hs_interrupt_signal()) {
+            /* the command ends: its output too, at once (its messages,
+             * such as the line that says so, still go out) */
             if (!output_errno)
                 output_errno = EINTR;
-            break;
+            return false;
         }
-        ssize_t w = write(STDOUT_FILENO, buf + done, n - done);
-        if (w < 0 && errno == EINTR && !hs_interrupt_signal())
-            continue; /* a signal that does not end heapscope */
+        ssize_t w = write(fd, buf + done, n - done);
+        if (w < 0 && errno == EINTR && (fd != STDOUT_FILENO || !hs_interrupt_signal()))
+            continue; /* a signal that does not end heapscope, or a message */
         if (w <= 0) {
-            if (!output_errno)
+            if (fd == STDOUT_FILENO && !output_errno)
                 output_errno = w < 0 ? errno : EIO;
-            break;
+            return false;
         }
         done += (size_t)w;
     }
+    return true;
+}
+
+/* Every byte of a command's output and messages passes here: text from
+ * outside (a label, a source location, a socket's name) cannot reach the
+ * terminal as escape sequences whichever printer wrote it (text_safe.h). */
+static cli_safe_stream safe_out, safe_err;
+
+/* Writes of a filtered stream (cookie: its fd), noting why standard output
+ * first failed at once: errno read later may be a socket's EAGAIN. A cookie
+ * stream's write returns 0, never -1, on an error. */
+static ssize_t write_safe(void *cookie, const char *buf, size_t n) {
+    int fd = (int)(intptr_t)cookie;
+    cli_safe_stream *s = fd == STDOUT_FILENO ? &safe_out : &safe_err;
+    enum { PIECE = 1024 };
+    char safe[CLI_SAFE_OUT_MAX(PIECE)];
+    size_t done = 0;
+    while (done < n) {
+        size_t k = n - done < PIECE ? n - done : PIECE;
+        if (!write_all(fd, safe, cli_safe_piece(s, buf + done, k, safe)))
+            break;
+        done += k;
+    }
     return (ssize_t)done;
+}
+
+/* A sequence cut at the very end of the output: its bytes, escaped. */
+static void write_held(int fd) {
+    char safe[CLI_SAFE_OUT_MAX(4)];
+    size_t n = cli_safe_end(fd == STDOUT_FILENO ? &safe_out : &safe_err, safe);
+    if (n)
+        write_all(fd, safe, n);
+}
+
+static FILE *raw_stderr;
+
+FILE *cli_status_line(void) { return raw_stderr ? raw_stderr : stderr; }
+
+void cli_messages_safe(void) {
+    if (raw_stderr)
+        return;
+    FILE *f = fopencookie((void *)(intptr_t)STDERR_FILENO, "w",
+                          (cookie_io_functions_t){.write = write_safe});
+    if (!f)
+        return;
+    setvbuf(f, NULL, _IONBF, 0);
+    raw_stderr = stderr;
+    stderr = f;
 }
 
 /* The first quit signal: standard output goes to /dev/null, so that a
@@ -119,7 +181,8 @@ static void silence_output(void) {
 
 void cli_output_note_errors(void) {
     hs_interrupt_set_first_words(silence_output);
-    FILE *f = fopencookie(NULL, "w", (cookie_io_functions_t){.write = write_noting_errno});
+    FILE *f = fopencookie((void *)(intptr_t)STDOUT_FILENO, "w",
+                          (cookie_io_functions_t){.write = write_safe});
     if (!f)
         return; /* stdout as it is: errno read late may then be stale */
     setvbuf(f, NULL, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, BUFSIZ);
@@ -136,6 +199,9 @@ bool cli_output_failed(void) {
 
 int cli_output_status(int rc) {
     cli_flush_output();
+    if (!ferror(stdout))
+        write_held(STDOUT_FILENO);
+    write_held(STDERR_FILENO);
     if (!ferror(stdout))
         return rc;
     int e = output_errno;

@@ -28,6 +28,10 @@ void cli_json_unreadable(FILE *out, const struct query_unreadable *u);
  * for a file), "elapsed_ms": how long the command has run. */
 void cli_json_timing(FILE *out);
 
+/* The unfiltered stderr, for the progress line on a terminal, which erases
+ * itself with "\r\033[K"; only text of heapscope's own goes there. */
+FILE *cli_status_line(void);
+
 /* Prints "heapscope: <message>" to stderr and returns 1. */
 int cli_report(const hs_error *err);
 

@@ -129,7 +129,7 @@ int cli_run_search(const char *target, const cli_common *common, const cli_searc
     query_merged_free(pc.merged);
     query_dominators_free(dom);
     if (tty)
-        fputs("\r\033[K", stderr);
+        fputs("\r\033[K", cli_status_line());
     if (st == HS_OK)
         print_tail(&stats, common);
     if (st == HS_OK && stats.matches == 0 && query_filters_provenance_missing(filters))

@@ -13,9 +13,9 @@
 static bool show_progress(void *ctx, const char *phase, uint64_t done, uint64_t total) {
     bool tty = *(bool *)ctx;
     if (tty && total)
-        fprintf(stderr, "\r\033[Kheapscope: %s: %.0f%%", phase, 100.0 * (double)done / (double)total);
+        fprintf(cli_status_line(), "\r\033[Kheapscope: %s: %.0f%%", phase, 100.0 * (double)done / (double)total);
     else if (tty)
-        fprintf(stderr, "\r\033[Kheapscope: %s: %" PRIu64, phase, done);
+        fprintf(cli_status_line(), "\r\033[Kheapscope: %s: %" PRIu64, phase, done);
     return cli_keep_going();
 }
 
@@ -45,7 +45,7 @@ int cli_snapshot(const char *target, const cli_common *common) {
                                 .progress_ctx = &tty, .unreadable = &unreadable};
     hs_status st = store_snapshot_write(s.heap, output, &meta, &opts, &err);
     if (tty)
-        fputs("\r\033[K", stderr);
+        fputs("\r\033[K", cli_status_line());
     uint64_t heap_bytes = heap_block_bytes(s.heap);
     hs_error close_err = {0};
     hs_status cst = cli_session_close(&s, common, &close_err);

@@ -96,7 +96,7 @@ int cli_strings(const char *target, const cli_common *common) {
     query_strings res;
     hs_status st = query_strings_run(s.heap, &spec, &res, &err);
     if (tty)
-        fputs("\r\033[K", stderr);
+        fputs("\r\033[K", cli_status_line());
     if (st == HS_OK) {
         size_t shown = common->top > 0 && (size_t)common->top < res.n_rows ? (size_t)common->top
                                                                           : res.n_rows;

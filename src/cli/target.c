@@ -67,7 +67,7 @@ static void show_drain(void *ctx, uint32_t cmd, uint64_t bytes, uint64_t frame_l
     last = draining_ms;
     if (!tty && !new_drain)
         return;
-    fprintf(stderr, "%sheapscope: finishing the answer in flight to %s (%.1f MiB so far, %d s)%s",
+    fprintf(cli_status_line(), "%sheapscope: finishing the answer in flight to %s (%.1f MiB so far, %d s)%s",
             tty ? "\r\033[K" : "", wire_command_name(cmd), (double)bytes / (1024.0 * 1024.0),
             draining_ms / 1000, tty ? "" : "; the debuggee must not be left writing to a closed connection\n");
 }
@@ -77,10 +77,10 @@ static void show_drain(void *ctx, uint32_t cmd, uint64_t bytes, uint64_t frame_l
 static bool show_record_progress(void *ctx, const char *phase, uint64_t done, uint64_t total) {
     bool tty = !ctx || *(const bool *)ctx;
     if (tty && total)
-        fprintf(stderr, "\r\033[Kheapscope: recording the pause: %s %.0f%%", phase,
+        fprintf(cli_status_line(), "\r\033[Kheapscope: recording the pause: %s %.0f%%", phase,
                 100.0 * (double)done / (double)total);
     else if (tty)
-        fprintf(stderr, "\r\033[Kheapscope: recording the pause: %s", phase);
+        fprintf(cli_status_line(), "\r\033[Kheapscope: recording the pause: %s", phase);
     return cli_keep_going();
 }
 
@@ -125,7 +125,7 @@ static hs_status pause_and_read(cli_session *s, hs_error *err) {
         fprintf(stderr, "heapscope: %s was already paused; it is left paused\n", s->target);
     hs_status st = session_read_heap(s->sess, err);
     if (isatty(STDERR_FILENO))
-        fputs("\r\033[K", stderr);
+        fputs("\r\033[K", cli_status_line());
     if (st != HS_OK)
         return hs_fail_context(err, "reading the heap of %s", s->target);
     return HS_OK;
@@ -133,10 +133,10 @@ static hs_status pause_and_read(cli_session *s, hs_error *err) {
 
 static bool show_completing(void *ctx, const char *phase, uint64_t done, uint64_t total) {
     if (*(const bool *)ctx && total)
-        fprintf(stderr, "\r\033[Kheapscope: completing the pause: %s %.0f%%", phase,
+        fprintf(cli_status_line(), "\r\033[Kheapscope: completing the pause: %s %.0f%%", phase,
                 100.0 * (double)done / (double)total);
     else if (*(const bool *)ctx)
-        fprintf(stderr, "\r\033[Kheapscope: completing the pause: %s: %llu", phase,
+        fprintf(cli_status_line(), "\r\033[Kheapscope: completing the pause: %s: %llu", phase,
                 (unsigned long long)done);
     return cli_keep_going();
 }
@@ -151,7 +151,7 @@ static hs_status let_go(cli_session *s, const cli_common *common, bool whole, hs
     bool tty = isatty(STDERR_FILENO);
     hs_status st = session_complete(s->sess, whole, show_completing, &tty, err);
     if (tty)
-        fputs("\r\033[K", stderr);
+        fputs("\r\033[K", cli_status_line());
     if (st != HS_OK)
         return st;
     hs_error resume_err;
@@ -183,7 +183,7 @@ hs_status cli_session_open_prepared(const char *target, const cli_common *common
     } else if (st == HS_OK) {
         st = session_read_heap(s->sess, err);
         if (isatty(STDERR_FILENO) && s->cache) /* the conversion's progress */
-            fputs("\r\033[K", stderr);
+            fputs("\r\033[K", cli_status_line());
     }
     if (st == HS_OK) {
         s->heap = session_heap(s->sess);
@@ -208,7 +208,7 @@ static hs_status record(cli_session *s, hs_error *err) {
     store_write_options opts = {.progress = show_record_progress, .progress_ctx = &tty};
     hs_status st = session_record(s->sess, &opts, err);
     if (tty)
-        fputs("\r\033[K", stderr);
+        fputs("\r\033[K", cli_status_line());
     return st;
 }
 
