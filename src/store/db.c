@@ -3,6 +3,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "heapscope/interrupt.h"
 #include "store_internal.h"
 
 void store_sqlite_why(sqlite3 *db, int rc, char *buf, size_t cap) {
@@ -31,7 +32,15 @@ hs_status store_db_fail(sqlite3 *db, int rc, hs_error *err, const char *doing) {
     case SQLITE_FULL: return hs_fail(err, HS_ERR_IO, "%s: the disk is full", doing);
     case SQLITE_NOMEM: return hs_fail(err, HS_ERR_NOMEM, "%s: out of memory", doing);
     case SQLITE_TOOBIG: return hs_fail(err, HS_ERR_TOO_LARGE, "%s: %s", doing, why);
-    case SQLITE_INTERRUPT: return hs_fail(err, HS_ERR_USAGE, "%s: cancelled", doing);
+    case SQLITE_INTERRUPT:
+        /* the snapshot's guard (snapshot.c): a signal, or a query past its budget */
+        if (hs_interrupt_signal())
+            return hs_fail(err, HS_ERR_CANCELLED, "%s: interrupted by %s", doing,
+                           hs_interrupt_name(hs_interrupt_signal()));
+        return hs_fail(err, HS_ERR_TOO_LARGE,
+                       "%s: stopped after %d million SQLite steps for one row (heapscope's "
+                       "files need far fewer: a crafted or damaged file)",
+                       doing, STORE_GUARD_EVERY * STORE_GUARD_CALLS / 1000000);
     case SQLITE_IOERR:
     case SQLITE_CANTOPEN:
     case SQLITE_READONLY:

@@ -73,7 +73,6 @@
  * `isolate`), known commands only, no request recorded twice, no bytes
  * after the last entry, and each answer as gd_scan_answer says. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +82,7 @@
 #include "ghcdebug_internal.h"
 #include "heapscope/bytes.h"
 #include "heapscope/grow.h"
+#include "heapscope/regular_file.h"
 
 #define SNIFF_BYTES 20u
 #define MIN_ENTRY_BYTES 9u /* a request header and a one-byte answer */
@@ -134,14 +134,11 @@ bool ghcdebug_file_sniff(const uint8_t *head, size_t len) {
 }
 
 bool ghcdebug_file_sniff_path(const char *path) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0)
+    int fd;
+    if (hs_open_regular(path, "a ghc-debug snapshot file", &fd, NULL) != HS_OK)
         return false;
-    struct stat sb;
     uint8_t head[SNIFF_BYTES];
-    ssize_t n = -1;
-    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode))
-        n = pread(fd, head, sizeof head, 0);
+    ssize_t n = pread(fd, head, sizeof head, 0);
     close(fd);
     return n > 0 && ghcdebug_file_sniff(head, (size_t)n);
 }
@@ -423,15 +420,15 @@ hs_status ghcdebug_file_parse(const uint8_t *bytes, size_t len, ghcdebug_file **
 
 /* Reads the whole regular file at path. */
 static hs_status slurp(const char *path, uint8_t **bytes, size_t *len, hs_error *err) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return hs_fail(err, HS_ERR_IO, "cannot open %s: %s", path, strerror(errno));
+    int fd;
+    hs_status st = hs_open_regular(path, "a ghc-debug snapshot file", &fd, err);
+    if (st == HS_ERR_NOT_FOUND)
+        return HS_ERR_IO; /* the message says so; "not found" means no such answer here */
+    if (st != HS_OK)
+        return st;
     struct stat sb;
-    hs_status st = HS_OK;
     if (fstat(fd, &sb) != 0)
         st = hs_fail(err, HS_ERR_IO, "cannot stat %s: %s", path, strerror(errno));
-    else if (!S_ISREG(sb.st_mode))
-        st = hs_fail(err, HS_ERR_USAGE, "%s is not a regular file", path);
     else if ((uint64_t)sb.st_size > GHCDEBUG_FILE_MAX_BYTES || (uint64_t)sb.st_size > SIZE_MAX)
         st = hs_fail(err, HS_ERR_TOO_LARGE, "%s is %lld bytes, more than heapscope reads", path,
                      (long long)sb.st_size);

@@ -25,7 +25,8 @@ static hs_status copy_list(hs_status st, const wire_ptr_list *l, wire_ptr_list *
     o->items = malloc(l->count * sizeof *o->items);
     if (!o->items)
         return hs_fail(e, HS_ERR_NOMEM, "out of memory for %zu pointers", l->count);
-    memcpy(o->items, l->items, l->count * sizeof *o->items);
+    if (l->count) /* l->items may be NULL when empty */
+        memcpy(o->items, l->items, l->count * sizeof *o->items);
     o->count = o->cap = l->count;
     return HS_OK;
 }

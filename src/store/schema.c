@@ -110,10 +110,102 @@ static hs_status pragma_int(sqlite3 *db, const char *sql, int64_t *out, hs_error
     return rc == SQLITE_ROW ? HS_OK : store_db_fail(db, rc, err, "reading the snapshot header");
 }
 
-/* Selects every column the reader uses: a missing table or column fails
- * to prepare. */
-static hs_status check_columns(sqlite3 *db, const char *name, const char *columns,
-                               hs_error *err) {
+static const table_def *table_named(const char *name) {
+    for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
+        if (!strcmp(tables[i].name, name))
+            return &tables[i];
+    return NULL;
+}
+
+static hs_status not_ours(hs_error *err, const char *what, const char *name) {
+    return hs_fail(err, HS_ERR_PROTOCOL, "not a heapscope snapshot: '%.80s' is %s", name, what);
+}
+
+static const char *kind_words(const char *type) {
+    if (!strcmp(type, "view"))
+        return "a view";
+    if (!strcmp(type, "virtual"))
+        return "a virtual table";
+    if (!strcmp(type, "table"))
+        return "a table heapscope does not write";
+    return "an object heapscope does not write";
+}
+
+/* Everything in the schema, as SQLite parsed it (not as sqlite_schema's
+ * type column claims): our ordinary tables, the closures view (which the
+ * reader never queries), SQLite's own tables and indexes. A view or a
+ * virtual table in place of a table would run the file's code, such as an
+ * endless recursive query, on every read; a trigger has no business in a
+ * file written once. */
+static hs_status check_entries(sqlite3 *db, hs_error *err) {
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(db, "SELECT name, type FROM pragma_table_list"
+                                    " WHERE schema = 'main'", -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_db_fail(db, rc, err, "reading the snapshot's schema");
+    hs_status s = HS_OK;
+    while (s == HS_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 0);
+        const char *type = (const char *)sqlite3_column_text(st, 1);
+        if (!name || !type)
+            s = not_ours(err, "an unnamed object", "");
+        else if (!strcmp(name, "closures"))
+            s = strcmp(type, "view") ? not_ours(err, kind_words(type), name) : HS_OK;
+        else if (table_named(name) || !strncmp(name, "sqlite_", 7))
+            s = strcmp(type, "table") ? not_ours(err, kind_words(type), name) : HS_OK;
+        else
+            s = not_ours(err, kind_words(type), name);
+    }
+    if (s == HS_OK && rc != SQLITE_DONE)
+        s = store_db_fail(db, rc, err, "reading the snapshot's schema");
+    sqlite3_finalize(st);
+    if (s != HS_OK)
+        return s;
+    rc = sqlite3_prepare_v2(db, "SELECT type, name FROM sqlite_schema"
+                                " WHERE type NOT IN ('table', 'view', 'index')", -1, &st, NULL);
+    if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *type = (const char *)sqlite3_column_text(st, 0);
+        const char *name = (const char *)sqlite3_column_text(st, 1);
+        s = not_ours(err, type && !strcmp(type, "trigger") ? "a trigger" : "unknown",
+                     name ? name : "");
+    } else if (rc != SQLITE_DONE) {
+        s = store_db_fail(db, rc, err, "reading the snapshot's schema");
+    }
+    sqlite3_finalize(st);
+    return s;
+}
+
+/* Table t has exactly the columns this version reads, in order, and none
+ * computed (a generated column runs an expression from the file). */
+static hs_status check_columns(sqlite3 *db, const table_def *t, hs_error *err) {
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(db, "SELECT name, hidden FROM pragma_table_xinfo(?)", -1, &st,
+                                NULL);
+    if (rc != SQLITE_OK)
+        return store_db_fail(db, rc, err, "reading the snapshot's tables");
+    sqlite3_bind_text(st, 1, t->name, -1, SQLITE_STATIC);
+    const char *want = t->columns;
+    bool same = true;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 0);
+        size_t n = strcspn(want, ",");
+        same = same && name && sqlite3_column_int(st, 1) == 0 && n == strlen(name) &&
+               !strncmp(want, name, n);
+        want += n;
+        want += strspn(want, ", ");
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return store_db_fail(db, rc, err, "reading the snapshot's tables");
+    if (!same || *want)
+        return hs_fail(err, HS_ERR_PROTOCOL,
+                       "not a complete heapscope snapshot: table %s is missing or its columns "
+                       "are not (%s)", t->name, t->columns);
+    return HS_OK;
+}
+
+/* Preparing a view's SELECT only plans it: nothing of it runs. */
+static hs_status check_view(sqlite3 *db, const char *name, const char *columns, hs_error *err) {
     char sql[1024];
     snprintf(sql, sizeof sql, "SELECT %s FROM %s LIMIT 0", columns, name);
     sqlite3_stmt *st;
@@ -123,7 +215,7 @@ static hs_status check_columns(sqlite3 *db, const char *name, const char *column
         return HS_OK;
     if ((rc & 0xff) == SQLITE_ERROR)
         return hs_fail(err, HS_ERR_PROTOCOL,
-                       "not a complete heapscope snapshot: table %s is missing or lacks columns",
+                       "not a complete heapscope snapshot: view %s is missing or lacks columns",
                        name);
     return store_db_fail(db, rc, err, "reading the snapshot's tables");
 }
@@ -145,9 +237,10 @@ hs_status store_schema_check(sqlite3 *db, hs_error *err) {
     if (version < 1)
         return hs_fail(err, HS_ERR_PROTOCOL, "not a heapscope snapshot (schema version %lld)",
                        (long long)version);
+    st = check_entries(db, err);
     for (size_t i = 0; st == HS_OK && i < sizeof tables / sizeof tables[0]; i++)
-        st = check_columns(db, tables[i].name, tables[i].columns, err);
+        st = check_columns(db, &tables[i], err);
     if (st == HS_OK)
-        st = check_columns(db, "closures", CLOSURES_COLUMNS, err);
+        st = check_view(db, "closures", CLOSURES_COLUMNS, err);
     return st;
 }

@@ -5,7 +5,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "heapscope/interrupt.h"
 #include "store_internal.h"
+
+static int guard(void *ctx) {
+    store_guard *g = ctx;
+    return hs_interrupt_signal() != 0 || ++g->calls > STORE_GUARD_CALLS;
+}
+
+int store_read_step(store_snapshot *s, sqlite3_stmt *st) {
+    s->guard.calls = 0;
+    return sqlite3_step(st);
+}
 
 static hs_status open_db(store_snapshot *s, hs_error *err) {
     int rc = sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
@@ -16,8 +27,11 @@ static hs_status open_db(store_snapshot *s, hs_error *err) {
     sqlite3_db_config(s->db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
     sqlite3_db_config(s->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
     sqlite3_db_config(s->db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, NULL);
-    rc = sqlite3_exec(s->db, "PRAGMA cell_size_check = ON; PRAGMA query_only = ON;", NULL, NULL,
-                      NULL);
+    /* every query ends (a signal, the budget), and what it sorts stays
+     * in memory the budget bounds instead of growing a file on disk */
+    sqlite3_progress_handler(s->db, STORE_GUARD_EVERY, guard, &s->guard);
+    rc = sqlite3_exec(s->db, "PRAGMA cell_size_check = ON; PRAGMA query_only = ON;"
+                             " PRAGMA temp_store = MEMORY;", NULL, NULL, NULL);
     if (rc != SQLITE_OK)
         return store_db_fail(s->db, rc, err, "opening the snapshot");
     return HS_OK;
@@ -35,6 +49,7 @@ hs_status store_snapshot_open(const char *path, store_snapshot **out, hs_error *
     st = open_db(s, err);
     if (st == HS_OK)
         st = store_schema_check(s->db, err);
+    s->guard.calls = 0; /* the meta table is small: one budget for it all */
     for (int q = 0; st == HS_OK && q < Q_COUNT; q++)
         st = store_db_prepare(s->db, store_queries[q], &s->q[q], err);
     if (st == HS_OK)

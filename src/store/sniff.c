@@ -2,11 +2,11 @@
  * (SQLite's header: magic, page size, page count, user_version and
  * application_id, all big-endian) without letting SQLite near it. */
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "heapscope/regular_file.h"
 #include "store_internal.h"
 
 #define HEADER_BYTES 100
@@ -18,13 +18,17 @@ static uint32_t be32(const uint8_t *p) {
 /* Reads the header; *got says how many bytes there were (up to 100). */
 static hs_status read_header(const char *path, uint8_t *h, size_t *got, off_t *size,
                              hs_error *err) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0)
-        return hs_fail(err, HS_ERR_IO, "cannot open %s: %s", path, strerror(errno));
+    int fd;
+    hs_status st = hs_open_regular(path, "a snapshot file", &fd, err);
+    if (st == HS_ERR_NOT_FOUND)
+        return HS_ERR_IO; /* the message says so; "not found" means no such answer here */
+    if (st != HS_OK)
+        return st;
     struct stat sb;
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    if (fstat(fd, &sb) != 0) {
+        int e = errno;
         close(fd);
-        return hs_fail(err, HS_ERR_USAGE, "%s is not a regular file", path);
+        return hs_fail(err, HS_ERR_IO, "cannot stat %s: %s", path, strerror(e));
     }
     *size = sb.st_size;
     *got = 0;

@@ -42,7 +42,7 @@ static int lookup(store_snapshot *s, int q, uint64_t k1, uint64_t k2) {
         store_bind_u64(st, 1, k1);
     if (sqlite3_bind_parameter_count(st) >= 2)
         store_bind_u64(st, 2, k2);
-    int rc = sqlite3_step(st);
+    int rc = store_read_step(s, st);
     if (rc != SQLITE_ROW)
         sqlite3_reset(st);
     return rc;
@@ -72,7 +72,7 @@ static hs_status read_ptrs(store_snapshot *s, int q, wire_ptr_list *out, hs_erro
     *out = (wire_ptr_list){0};
     sqlite3_stmt *st = s->q[q];
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = store_read_step(s, st)) == SQLITE_ROW) {
         if (out->count >= MAX_ROOTS) {
             sqlite3_reset(st);
             wire_ptr_list_free(out);

@@ -55,7 +55,7 @@ hs_status store_source_blocks(void *self, heap_block_list *out, hs_error *err) {
     sqlite3_stmt *q = s->q[Q_CHUNKS];
     hs_status st = HS_OK;
     int rc;
-    while (st == HS_OK && (rc = sqlite3_step(q)) == SQLITE_ROW)
+    while (st == HS_OK && (rc = store_read_step(s, q)) == SQLITE_ROW)
         st = add_chunk(s, &l, q, err);
     if (st == HS_OK && rc != SQLITE_DONE)
         st = store_source_fail(s, q, rc, err, "listing the heap blocks");

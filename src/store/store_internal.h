@@ -171,8 +171,19 @@ typedef struct store_chunk_ref {
     size_t first_group, n_groups;
 } store_chunk_ref;
 
+/* What bounds every query of a file from elsewhere: SQLite calls the
+ * guard every STORE_GUARD_EVERY VM instructions; it stops the query when a
+ * quit signal came or after STORE_GUARD_CALLS calls for one row (a row of
+ * a file heapscope wrote takes well under a thousand instructions). */
+#define STORE_GUARD_EVERY 1000
+#define STORE_GUARD_CALLS 100000
+typedef struct store_guard {
+    uint64_t calls; /* since the row began */
+} store_guard;
+
 struct store_snapshot {
     sqlite3 *db;
+    store_guard guard;
     char path[4096];
     store_meta meta;
     sqlite3_stmt *q[Q_COUNT];
@@ -186,6 +197,8 @@ struct store_snapshot {
 extern const char *const store_queries[Q_COUNT];
 hs_status store_source_blocks(void *self, heap_block_list *out, hs_error *err);
 hs_status store_source_load_block(void *self, heap_block_list *out, size_t i, hs_error *err);
+/* sqlite3_step with the guard's budget renewed: one row's worth. */
+int store_read_step(store_snapshot *s, sqlite3_stmt *st);
 /* A damaged-file error naming the snapshot. */
 hs_status store_source_fail(store_snapshot *s, sqlite3_stmt *st, int rc, hs_error *err,
                             const char *doing);

@@ -137,7 +137,8 @@ static hs_status add_row(sweep *s, uint64_t addr, hs_error *err) {
  * walk over the bits of each block range in address order (ranges start
  * on 4 KiB boundaries, so each covers whole 64-bit words of bits). */
 static hs_status sweep_rows(sweep *s, hs_error *err) {
-    qsort(s->others, s->n_others, sizeof *s->others, cmp_u64);
+    if (s->n_others > 1) /* none outside the block ranges: others may be NULL */
+        qsort(s->others, s->n_others, sizeof *s->others, cmp_u64);
     size_t o = 0, n_ranges;
     hs_status st = HS_OK;
     const heap_block_range *r = heap_block_ranges(s->w->h, &n_ranges);

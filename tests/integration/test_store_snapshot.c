@@ -2,6 +2,7 @@
  * the store's heap source: every census, the roots, the closures table,
  * and what the file records, against the live heap and against sqlite. */
 #include <criterion/criterion.h>
+#include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "heapscope/cli.h"
+#include "heapscope/interrupt.h"
 #include "heapscope/query.h"
 #include "heapscope/store.h"
 
@@ -132,3 +134,34 @@ static void check_round_trip(bool profiled) {
 
 Test(store_snapshot, round_trip_plain, .timeout = 120) { check_round_trip(false); }
 Test(store_snapshot, round_trip_profiled, .timeout = 120) { check_round_trip(true); }
+
+/* A quit signal ends a query of the file at once (the guard of every
+ * snapshot connection), whatever the file makes SQLite do. */
+Test(store_snapshot, a_signal_ends_every_read, .timeout = 120) {
+    fixture f;
+    start(&f, false);
+    write_snapshot(&f);
+    /* enough rows that reading them runs SQLite long enough to look */
+    sqlite3 *db;
+    cr_assert_eq(sqlite3_open(f.path, &db), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(db, "INSERT INTO roots (address) SELECT address FROM roots,"
+                                  " (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1"
+                                  " FROM n WHERE i < 100000) SELECT i FROM n)",
+                              NULL, NULL, NULL),
+                 SQLITE_OK, "%s", sqlite3_errmsg(db));
+    sqlite3_close(db);
+    hs_error err = {0};
+    store_snapshot *snap;
+    cr_assert_eq(store_snapshot_open(f.path, &snap, &err), HS_OK, "%s", err.message);
+    heap_source src = store_snapshot_source(snap);
+    wire_ptr_list roots;
+    cr_assert_eq(src.ops->roots(src.self, &roots, &err), HS_OK, "%s", err.message);
+    cr_assert_gt(roots.count, 0);
+    wire_ptr_list_free(&roots);
+    hs_interrupt_catch();
+    cr_assert_eq(raise(SIGINT), 0); /* only noted: the handler sets the flag */
+    cr_assert_eq(src.ops->roots(src.self, &roots, &err), HS_ERR_CANCELLED, "%s", err.message);
+    cr_assert(strstr(err.message, "interrupted by SIGINT"), "%s", err.message);
+    store_snapshot_close(snap);
+    stop(&f);
+}

@@ -136,6 +136,18 @@ class Themes(TuiCase):
         self.assertTrue(any("broken.theme:3:" in s.text for s in seen),
                         "a FILE:LINE message for the bad theme:\n" + after.dump())
 
+    def test_fifo_theme_is_refused_without_blocking(self):
+        d = os.path.join(self.home.config, "heapscope", "themes")
+        os.makedirs(d, exist_ok=True)
+        os.mkfifo(os.path.join(d, "pipe.theme"))  # no writer: a plain open() waits forever
+        t = self.tui("--theme", "pipe", self.d.socket)
+        seen = [t.wait_regex(r"(?i)running")]
+        self.title_bg(t, DEFAULT_ROLES["title"][1])
+        t.keys("q")
+        _, after = t.wait_exit()
+        self.assertTrue(any("pipe.theme is a FIFO, not a theme file" in s.text
+                            for s in seen + [after]), "the FIFO is named:\n" + after.dump())
+
     def test_unknown_theme_is_named(self):
         t = self.tui("--theme", "no-such-theme", self.d.socket)
         seen = [t.wait_regex(r"(?i)running")]

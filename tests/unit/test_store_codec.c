@@ -177,6 +177,13 @@ Test(store_files, header_names_what_is_wrong, .init = make_dir_fixture,
     path_in(p, sizeof p, "missing");
     cr_assert_eq(store_header_check(p, &err), HS_ERR_IO);
     cr_assert_eq(store_header_check(dir_path, &err), HS_ERR_USAGE, "a directory");
+    cr_assert(strstr(err.message, "is a directory, not a snapshot file"), "%s", err.message);
+    /* a FIFO without a writer: opening it must not wait */
+    path_in(p, sizeof p, "fifo");
+    cr_assert_eq(mkfifo(p, 0600), 0);
+    cr_assert_eq(store_header_check(p, &err), HS_ERR_USAGE);
+    cr_assert(strstr(err.message, "is a FIFO, not a snapshot file"), "%s", err.message);
+    cr_assert_not(store_is_snapshot_file(p));
 }
 
 Test(store_files, schema_check_wants_every_table, .init = make_dir_fixture,

@@ -443,8 +443,16 @@ Test(theme_load, unreadable_and_odd_files) {
     cr_assert_eq(system(cmd), 0);
     tui_theme t;
     hs_error err = {0};
-    cr_assert_eq(tui_theme_load("dir", &t, &err), HS_ERR_IO);
-    cr_assert(strstr(err.message, "dir.theme: "), "%s", err.message);
+    cr_assert_eq(tui_theme_load("dir", &t, &err), HS_ERR_USAGE);
+    cr_assert(strstr(err.message, "dir.theme is a directory, not a theme file"), "%s",
+              err.message);
+
+    /* no writer ever comes: a plain open() would wait forever */
+    snprintf(path, sizeof path, "%s/fifo.theme", dir);
+    cr_assert_eq(mkfifo(path, 0600), 0);
+    cr_assert_eq(tui_theme_load("fifo", &t, &err), HS_ERR_USAGE);
+    cr_assert(strstr(err.message, "fifo.theme is a FIFO, not a theme file"), "%s",
+              err.message);
 
     snprintf(path, sizeof path, "%s/nul.theme", dir);
     FILE *f = fopen(path, "wb");
