@@ -244,16 +244,15 @@ static hs_status read_rows(cache *c, bool oldest_first, cache_pause_list *out, h
     return s;
 }
 
-hs_status cache_list_pauses(cache *c, cache_pause_list *out, hs_error *err) {
+/* The rows whose file classify() puts in `kind`. */
+static hs_status rows_of_kind(cache *c, row_file kind, cache_pause_list *out, hs_error *err) {
     hs_status s = read_rows(c, false, out, err);
     if (s != HS_OK)
         return s;
-    /* a file deleted behind our back is not listed, nor a row naming a
-     * file that is not one of this cache's (cache_list_foreign) */
     int dirfd = open_pauses_dir(c);
     size_t kept = 0;
     for (size_t i = 0; i < out->count; i++)
-        if (classify(c, dirfd, out->items[i].file, NULL) == ROW_FILE_OURS)
+        if (classify(c, dirfd, out->items[i].file, NULL) == kind)
             out->items[kept++] = out->items[i];
     out->count = kept;
     if (dirfd >= 0)
@@ -261,19 +260,14 @@ hs_status cache_list_pauses(cache *c, cache_pause_list *out, hs_error *err) {
     return HS_OK;
 }
 
+/* A file deleted behind our back is not listed, nor a row naming a file
+ * that is not one of this cache's (cache_list_foreign lists those). */
+hs_status cache_list_pauses(cache *c, cache_pause_list *out, hs_error *err) {
+    return rows_of_kind(c, ROW_FILE_OURS, out, err);
+}
+
 hs_status cache_list_foreign(cache *c, cache_pause_list *out, hs_error *err) {
-    hs_status s = read_rows(c, false, out, err);
-    if (s != HS_OK)
-        return s;
-    int dirfd = open_pauses_dir(c);
-    size_t kept = 0;
-    for (size_t i = 0; i < out->count; i++)
-        if (classify(c, dirfd, out->items[i].file, NULL) == ROW_FILE_FOREIGN)
-            out->items[kept++] = out->items[i];
-    out->count = kept;
-    if (dirfd >= 0)
-        close(dirfd);
-    return HS_OK;
+    return rows_of_kind(c, ROW_FILE_FOREIGN, out, err);
 }
 
 void cache_pause_list_free(cache_pause_list *l) {
