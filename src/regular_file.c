@@ -19,7 +19,8 @@ const char *hs_file_type_name(mode_t mode) {
     return "not a regular file";
 }
 
-hs_status hs_open_regular(const char *path, const char *what, int *fd, hs_error *err) {
+hs_status hs_open_regular(const char *path, const char *what, int *fd, off_t *size,
+                          hs_error *err) {
     *fd = -1;
     /* O_NONBLOCK: opening a FIFO must not wait for a writer */
     int f = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
@@ -45,6 +46,8 @@ hs_status hs_open_regular(const char *path, const char *what, int *fd, hs_error 
         close(f);
         return hs_fail(err, HS_ERR_IO, "cannot read %s: %s", path, strerror(e));
     }
+    if (size)
+        *size = sb.st_size;
     *fd = f;
     return HS_OK;
 }

@@ -135,7 +135,7 @@ bool ghcdebug_file_sniff(const uint8_t *head, size_t len) {
 
 bool ghcdebug_file_sniff_path(const char *path) {
     int fd;
-    if (hs_open_regular(path, "a ghc-debug snapshot file", &fd, NULL) != HS_OK)
+    if (hs_open_regular(path, "a ghc-debug snapshot file", &fd, NULL, NULL) != HS_OK)
         return false;
     uint8_t head[SNIFF_BYTES];
     ssize_t n = pread(fd, head, sizeof head, 0);
@@ -421,18 +421,16 @@ hs_status ghcdebug_file_parse(const uint8_t *bytes, size_t len, ghcdebug_file **
 /* Reads the whole regular file at path. */
 static hs_status slurp(const char *path, uint8_t **bytes, size_t *len, hs_error *err) {
     int fd;
-    hs_status st = hs_open_regular(path, "a ghc-debug snapshot file", &fd, err);
+    off_t file_size;
+    hs_status st = hs_open_regular(path, "a ghc-debug snapshot file", &fd, &file_size, err);
     if (st == HS_ERR_NOT_FOUND)
         return HS_ERR_IO; /* the message says so; "not found" means no such answer here */
     if (st != HS_OK)
         return st;
-    struct stat sb;
-    if (fstat(fd, &sb) != 0)
-        st = hs_fail(err, HS_ERR_IO, "cannot stat %s: %s", path, strerror(errno));
-    else if ((uint64_t)sb.st_size > GHCDEBUG_FILE_MAX_BYTES || (uint64_t)sb.st_size > SIZE_MAX)
+    if ((uint64_t)file_size > GHCDEBUG_FILE_MAX_BYTES || (uint64_t)file_size > SIZE_MAX)
         st = hs_fail(err, HS_ERR_TOO_LARGE, "%s is %lld bytes, more than heapscope reads", path,
-                     (long long)sb.st_size);
-    size_t size = st == HS_OK ? (size_t)sb.st_size : 0;
+                     (long long)file_size);
+    size_t size = st == HS_OK ? (size_t)file_size : 0;
     uint8_t *buf = st == HS_OK ? malloc(size ? size : 1) : NULL;
     if (st == HS_OK && !buf)
         st = hs_fail(err, HS_ERR_NOMEM, "out of memory for the %zu bytes of %s", size, path);

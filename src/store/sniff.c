@@ -19,18 +19,11 @@ static uint32_t be32(const uint8_t *p) {
 static hs_status read_header(const char *path, uint8_t *h, size_t *got, off_t *size,
                              hs_error *err) {
     int fd;
-    hs_status st = hs_open_regular(path, "a snapshot file", &fd, err);
+    hs_status st = hs_open_regular(path, "a snapshot file", &fd, size, err);
     if (st == HS_ERR_NOT_FOUND)
         return HS_ERR_IO; /* the message says so; "not found" means no such answer here */
     if (st != HS_OK)
         return st;
-    struct stat sb;
-    if (fstat(fd, &sb) != 0) {
-        int e = errno;
-        close(fd);
-        return hs_fail(err, HS_ERR_IO, "cannot stat %s: %s", path, strerror(e));
-    }
-    *size = sb.st_size;
     *got = 0;
     while (*got < HEADER_BYTES) {
         ssize_t n = read(fd, h + *got, HEADER_BYTES - *got);

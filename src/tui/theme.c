@@ -85,7 +85,7 @@ static bool user_dir(char *buf, size_t cap) {
 static hs_status read_file(const char *path, char **text, hs_error *err) {
     *text = NULL;
     int fd;
-    hs_status st = hs_open_regular(path, "a theme file", &fd, err);
+    hs_status st = hs_open_regular(path, "a theme file", &fd, NULL, err);
     if (st == HS_ERR_NOT_FOUND)
         return HS_OK;
     if (st != HS_OK)
