@@ -129,7 +129,9 @@ static cli_safe_stream safe_out, safe_err;
 static ssize_t write_safe(void *cookie, const char *buf, size_t n) {
     int fd = (int)(intptr_t)cookie;
     cli_safe_stream *s = fd == STDOUT_FILENO ? &safe_out : &safe_err;
-    enum { PIECE = 1024 };
+    /* one piece per buffer flush: a write(2) per BUFSIZ of output, as
+     * before the filter, not one per KiB */
+    enum { PIECE = BUFSIZ };
     char safe[CLI_SAFE_OUT_MAX(PIECE)];
     size_t done = 0;
     while (done < n) {
