@@ -529,6 +529,9 @@ hs_status heap_location_advice(heap *h, char *buf, size_t cap, hs_error *err);
  * "run the program with +RTS -he" (profiled without eras), or "GHC 9.6 has
  * none: it came with GHC 9.10"; "" when it has eras. */
 void heap_era_advice(const wire_version *v, char *buf, size_t cap);
+/* HS_OK when the program has eras; else a usage error "WHAT needs a
+ * debuggee with era profiling; this one has profiling mode '...' (advice)". */
+hs_status heap_eras_needed(const wire_version *v, const char *what, hs_error *err);
 
 /* Whether the debuggee's GHC can have info-table provenance (IPE: GHC 9.2
  * and later, built with -finfo-table-map). */

@@ -274,6 +274,16 @@ hs_status heap_location_advice(heap *h, char *buf, size_t cap, hs_error *err) {
 /* User eras came with GHC 9.10. */
 #define ERAS_FIRST_GHC 910
 
+hs_status heap_eras_needed(const wire_version *v, const char *what, hs_error *err) {
+    if (v->prof_mode == WIRE_PROF_ERA)
+        return HS_OK;
+    char advice[120];
+    heap_era_advice(v, advice, sizeof advice);
+    return hs_fail(err, HS_ERR_USAGE,
+                   "%s needs a debuggee with era profiling; this one has profiling mode '%s' (%s)",
+                   what, v->prof_mode == WIRE_PROF_NONE ? "none" : "not era", advice);
+}
+
 void heap_era_advice(const wire_version *v, char *buf, size_t cap) {
     if (v->prof_mode == WIRE_PROF_ERA)
         snprintf(buf, cap, "%s", "");

@@ -62,14 +62,8 @@ hs_status query_census_by_usable(query_census_by by, heap *h, hs_error *err) {
     uint8_t mode = heap_version(h)->prof_mode;
     if ((unsigned)by >= QUERY_CENSUS_BY_COUNT)
         return hs_fail(err, HS_ERR_USAGE, "unknown census kind %d", (int)by);
-    if (by == QUERY_CENSUS_BY_ERA && mode != WIRE_PROF_ERA) {
-        char advice[120];
-        heap_era_advice(heap_version(h), advice, sizeof advice);
-        return hs_fail(err, HS_ERR_USAGE,
-                       "a census by era needs a debuggee with era profiling; this one has "
-                       "profiling mode '%s' (%s)",
-                       mode == WIRE_PROF_NONE ? "none" : "not era", advice);
-    }
+    if (by == QUERY_CENSUS_BY_ERA)
+        return heap_eras_needed(heap_version(h), "a census by era", err);
     if (by == QUERY_CENSUS_BY_COST_CENTRE && mode == WIRE_PROF_NONE)
         return hs_fail(err, HS_ERR_USAGE,
                        "a census by cost centre needs a profiled debuggee; this one is not "

@@ -235,14 +235,8 @@ void query_filters_describe(const query_filters *f, size_t i, char *buf, size_t 
 
 hs_status query_filter_usable(query_filter_kind kind, heap *h, hs_error *err) {
     const wire_version *v = heap_version(h);
-    if (kind == QUERY_FILTER_ERA && v->prof_mode != WIRE_PROF_ERA) {
-        char advice[120];
-        heap_era_advice(v, advice, sizeof advice);
-        return hs_fail(err, HS_ERR_USAGE,
-                       "an era filter needs a debuggee with era profiling; this one has "
-                       "profiling mode '%s' (%s)",
-                       v->prof_mode == WIRE_PROF_NONE ? "none" : "not era", advice);
-    }
+    if (kind == QUERY_FILTER_ERA)
+        return heap_eras_needed(v, "an era filter", err);
     if (kind == QUERY_FILTER_COST_CENTRE && v->prof_mode == WIRE_PROF_NONE)
         return hs_fail(err, HS_ERR_USAGE,
                        "a cost-centre filter needs a profiled debuggee; this one is not "

@@ -29,15 +29,7 @@ static hs_status nomem(hs_error *err) {
 }
 
 hs_status query_leaks_usable(heap *h, hs_error *err) {
-    const wire_version *v = heap_version(h);
-    if (v->prof_mode == WIRE_PROF_ERA)
-        return HS_OK;
-    char advice[120];
-    heap_era_advice(v, advice, sizeof advice);
-    return hs_fail(err, HS_ERR_USAGE,
-                   "the era-boundary report needs a debuggee with era profiling; this one has "
-                   "profiling mode '%s' (%s)",
-                   v->prof_mode == WIRE_PROF_NONE ? "none" : "not era", advice);
+    return heap_eras_needed(heap_version(h), "the era-boundary report", err);
 }
 
 /* One info-pointer pair: a group before naming. */
